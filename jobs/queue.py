@@ -1,0 +1,645 @@
+"""The job queue: every SQL statement of the queue and every state transition lives here.
+
+Each operation is one SQL statement. Each transition is a compare-and-set: its WHERE clause names the state,
+the owner (worker_id) and the attempt it expects, so a caller that lost a race changes nothing and is told
+so by a `Lost` result. Parameters are always named; nothing here formats values into SQL.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import DatabaseError, IntegrityError, connections, transaction
+from django.utils import timezone
+from psycopg.types.json import Jsonb
+
+from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
+from jobs.models import Job, JobStatus, JobType, Priority
+from lps_site.db_router import observing
+
+NOTIFY_CHANNEL = "lps_jobs"
+STUCK_RUNNING_AFTER = timedelta(minutes=10)
+# Past this many rows an exact count of DONE jobs costs more than a dashboard view should; use the
+# planner's estimate instead (the snapshot says when it did).
+EXACT_COUNT_LIMIT = 200_000
+
+# --- SQL ---------------------------------------------------------------------------------------------------
+
+# Insert jobs from a JSON array; a row whose dedupe_key is already active returns that job's id instead.
+# DO UPDATE (a no-op) rather than DO NOTHING so that RETURNING yields the active twin even when it was
+# committed by a concurrent transaction after this statement's snapshot. pg_notify fires on commit.
+ENQUEUE_SQL = """
+WITH input AS (
+    SELECT *
+    FROM jsonb_to_recordset(%(jobs)s::jsonb) AS x(
+        ord int, job_type smallint, priority smallint, payload jsonb, dedupe_key varchar(200),
+        max_attempts smallint, delay_seconds double precision
+    )
+),
+upserted AS (
+    INSERT INTO job (job_type, status, priority, payload, dedupe_key, attempts, max_attempts, run_after)
+    SELECT job_type, 1, priority, payload, dedupe_key, 0, max_attempts,
+           now() + make_interval(secs => delay_seconds)
+    FROM input
+    ORDER BY ord
+    ON CONFLICT (dedupe_key) WHERE status IN (1, 2)
+    DO UPDATE SET dedupe_key = EXCLUDED.dedupe_key
+    RETURNING job_id, dedupe_key, job_type, (xmax = 0) AS inserted
+)
+SELECT job_id, dedupe_key, inserted,
+       CASE WHEN inserted THEN pg_notify('lps_jobs', job_type::text) END
+FROM upserted
+"""
+
+# Lease up to %(limit)s due PENDING jobs, by priority then age; SKIP LOCKED inside the CTE bounds the
+# UPDATE to exactly the rows this transaction locked.
+CLAIM_SQL = """
+WITH next_jobs AS (
+    SELECT job_id
+    FROM job
+    WHERE status = 1
+      AND run_after <= now()
+      AND job_type = ANY(%(job_types)s::smallint[])
+    ORDER BY priority, created_at
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE job
+SET status = 2,
+    worker_id = %(worker_id)s,
+    lease_until = now() + make_interval(secs => %(lease_seconds)s),
+    run_started_at = now(),
+    attempts = job.attempts + 1,
+    updated_at = now()
+FROM next_jobs
+WHERE job.job_id = next_jobs.job_id
+RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
+          job.max_attempts, job.lease_until, job.created_at
+"""
+
+# Finish the held attempts of the given jobs with their results (RUNNING → DONE).
+COMPLETE_SQL = """
+UPDATE job
+SET status = 3, result = done.result, lease_until = NULL, updated_at = now()
+FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
+     AS done(job_id, attempt, result)
+WHERE job.job_id = done.job_id
+  AND job.status = 2
+  AND job.worker_id = %(worker_id)s
+  AND job.attempts = done.attempt
+RETURNING job.job_id
+"""
+
+# Fail the held attempt: back to PENDING after a backoff while attempts remain and the error is
+# retryable, otherwise DEAD.
+FAIL_SQL = """
+UPDATE job
+SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN 1 ELSE 4 END,
+    run_after = CASE WHEN %(retryable)s AND attempts < max_attempts
+                     THEN now() + make_interval(secs => %(retry_in_seconds)s) ELSE run_after END,
+    lease_until = NULL,
+    last_error = %(error)s,
+    updated_at = now()
+WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+RETURNING status, run_after
+"""
+
+# Hand back a held attempt that never ran to its end (shutdown): PENDING at once, the attempt not counted.
+RELEASE_SQL = """
+UPDATE job
+SET status = 1, attempts = attempts - 1, run_after = now(), lease_until = NULL,
+    last_error = %(reason)s, updated_at = now()
+WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+RETURNING pg_notify('lps_jobs', job_type::text)
+"""
+
+# Extend the leases of the jobs this worker still holds; returns the ones it still holds.
+RENEW_LEASES_SQL = """
+UPDATE job
+SET lease_until = now() + make_interval(secs => %(lease_seconds)s), updated_at = now()
+FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[]) AS held(job_id, attempt)
+WHERE job.job_id = held.job_id
+  AND job.status = 2
+  AND job.worker_id = %(worker_id)s
+  AND job.attempts = held.attempt
+RETURNING job.job_id
+"""
+
+# Reclaim RUNNING jobs whose lease ran out: PENDING again, or DEAD when their attempts are spent.
+REAP_SQL = """
+WITH expired AS (
+    SELECT job_id
+    FROM job
+    WHERE status = 2 AND lease_until < now()
+    ORDER BY lease_until
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE job
+SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
+    run_after = now(),
+    lease_until = NULL,
+    last_error = 'LeaseExpired: reclaimed from worker ' || coalesce(job.worker_id, '?')
+                 || ' whose lease ran out during attempt ' || job.attempts,
+    updated_at = now()
+FROM expired
+WHERE job.job_id = expired.job_id
+RETURNING job.job_id, job.status,
+          CASE WHEN job.status = 1 THEN pg_notify('lps_jobs', job.job_type::text) END
+"""
+
+# Operator: a DEAD job back to PENDING with its attempts reset (the partial unique index refuses it
+# while a twin with the same dedupe_key is active).
+REQUEUE_SQL = """
+UPDATE job
+SET status = 1, attempts = 0, run_after = now(), lease_until = NULL, updated_at = now()
+WHERE job_id = %(job_id)s AND status = 4
+RETURNING job_id, pg_notify('lps_jobs', job_type::text)
+"""
+
+# Who holds a dedupe_key now (to name the twin that blocks a requeue).
+ACTIVE_TWIN_SQL = """
+SELECT job_id FROM job WHERE dedupe_key = %(dedupe_key)s AND status IN (1, 2) LIMIT 1
+"""
+
+# Delete finished jobs of one status older than a cut-off, at most %(limit)s rows per call.
+PRUNE_SQL = """
+DELETE FROM job
+WHERE job_id IN (
+    SELECT job_id FROM job
+    WHERE status = %(status)s AND updated_at < %(before)s
+    LIMIT %(limit)s
+)
+"""
+
+# Job counts by status.
+COUNTS_SQL = """
+SELECT status, count(*) FROM job GROUP BY status
+"""
+
+# The planner's estimate of the table's rows (cheap on any size).
+ESTIMATED_ROWS_SQL = """
+SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'job'::regclass
+"""
+
+# The ops snapshot in one round trip; every part walks an index range, never the whole table.
+SNAPSHOT_SQL = """
+SELECT
+    (SELECT count(*) FROM job WHERE status = 1) AS pending,
+    (SELECT count(*) FROM job WHERE status = 2) AS running,
+    (SELECT count(*) FROM job WHERE status = 4) AS dead,
+    (SELECT count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour')
+        AS dead_last_hour,
+    (SELECT count(*) FROM job
+      WHERE status = 2
+        AND (lease_until < now() OR run_started_at < now() - make_interval(secs => %(stuck_seconds)s)))
+        AS stuck,
+    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE status = 1 AND run_after <= now())
+        AS oldest_pending_seconds,
+    (SELECT count(*) FROM job
+      WHERE status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
+        AND last_error LIKE 'JobDeadlineExceeded%%') AS deadline_kills_last_hour,
+    (SELECT coalesce(sum((result -> 'metrics' -> 'cost' ->> 'total_usd')::numeric), 0)
+       FROM job WHERE status = 3 AND job_type = 1 AND updated_at > now() - interval '1 hour')
+        AS cost_last_hour_usd,
+    (SELECT count(*) FROM job WHERE status = 3 AND updated_at > now() - interval '1 hour')
+        AS done_last_hour
+"""
+
+# Search cost, volume and mean duration per hour over the last %(hours)s hours (finished SEARCH jobs).
+HOURLY_COSTS_SQL = """
+SELECT date_trunc('hour', updated_at) AS hour,
+       count(*) AS jobs,
+       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'ai_usd')::numeric), 0) AS ai_usd,
+       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'proxy_usd')::numeric), 0) AS proxy_usd,
+       coalesce(avg((result -> 'metrics' ->> 'duration_ms')::numeric), 0) AS mean_duration_ms
+FROM job
+WHERE status = 3 AND job_type = 1 AND updated_at > date_trunc('hour', now()) - make_interval(hours => %(hours)s)
+GROUP BY 1
+ORDER BY 1
+"""
+
+# Is the database there?
+PING_SQL = "SELECT 1"
+
+
+# --- Values ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """A job to enqueue."""
+
+    job_type: JobType
+    payload: dict
+    priority: int = Priority.NORMAL
+    dedupe_key: str | None = None
+    max_attempts: int = 3
+    delay_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    """The id a NewJob got; `duplicate` when an active job already held its dedupe_key."""
+
+    job_id: uuid.UUID
+    dedupe_key: str | None
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    """One attempt of a job, leased to `worker_id`; (job_id, attempt) identifies it in every transition."""
+
+    job_id: uuid.UUID
+    job_type: JobType
+    priority: int
+    payload: dict
+    dedupe_key: str | None
+    attempt: int
+    max_attempts: int
+    lease_until: datetime
+    created_at: datetime
+    worker_id: str
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The transition happened; the job is now in `status`."""
+
+    job_id: uuid.UUID
+    status: JobStatus
+    run_after: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Lost:
+    """The job was no longer held by this worker and attempt (reaped, released, re-claimed): nothing changed."""
+
+    job_id: uuid.UUID
+
+
+Transition = Moved | Lost
+
+
+@dataclass(frozen=True)
+class Reaped:
+    job_id: uuid.UUID
+    status: JobStatus
+
+
+@dataclass(frozen=True)
+class OpsSnapshot:
+    """What an operator checks first: is the queue healthy, and what does searching cost."""
+
+    pending: int
+    running: int
+    done: int
+    dead: int
+    dead_last_hour: int
+    stuck: int
+    oldest_pending_seconds: float | None
+    deadline_kills_last_hour: int
+    cost_last_hour_usd: float
+    done_last_hour: int
+    done_is_estimate: bool = False
+
+    def as_dict(self) -> dict:
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {key: value for key, value in data.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class HourlyCost:
+    hour: datetime
+    jobs: int
+    ai_usd: float
+    proxy_usd: float
+    mean_duration_ms: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.ai_usd + self.proxy_usd
+
+
+@dataclass(frozen=True)
+class JobPage:
+    total: int
+    jobs: list[Job] = field(default_factory=list)
+
+
+# --- Pure helpers ------------------------------------------------------------------------------------------
+
+
+def backoff(attempts: int, *, base: float = 5.0, cap: float = 600.0, rng: random.Random | None = None) -> float:
+    """Seconds to wait before the next try after `attempts` failed tries (exponential, capped, jittered).
+
+    Half of the delay is fixed and half is random ("equal jitter"): retries of jobs that failed together
+    spread out, yet each wait still grows with the number of failures.
+    """
+    if attempts < 1:
+        return 0.0
+    ceiling = min(cap, base * 2 ** (attempts - 1))
+    return ceiling / 2 + (rng or random).uniform(0, ceiling / 2)
+
+
+def new_worker_id() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _cursor(using: str = "default"):
+    return connections[using].cursor()
+
+
+def _run(sql: str, params: dict | None = None, *, using: str = "default") -> list[tuple]:
+    """Execute one statement and return its rows; database outages surface as QueueUnavailable."""
+    try:
+        with _cursor(using) as cursor:
+            cursor.execute(sql, params or {})
+            return cursor.fetchall() if cursor.description else []
+    except IntegrityError:
+        raise
+    except DatabaseError as exc:
+        if connections[using].in_atomic_block:
+            raise
+        # A broken connection is dropped so that the next call opens a fresh one.
+        connections[using].close_if_unusable_or_obsolete()
+        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+
+
+# --- Operations --------------------------------------------------------------------------------------------
+
+
+def enqueue(job: NewJob) -> Enqueued:
+    """Enqueue one job (see enqueue_many)."""
+    return enqueue_many([job])[0]
+
+
+def enqueue_many(jobs: Sequence[NewJob]) -> list[Enqueued]:
+    """Enqueue many jobs in one statement; return one Enqueued per input, in input order.
+
+    A job whose dedupe_key is held by an active job (or by an earlier job of the same batch) is not
+    inserted: its Enqueued carries the active job's id and duplicate=True.
+    """
+    if not jobs:
+        return []
+    first_of_key: dict[str, int] = {}
+    rows = []
+    for index, job in enumerate(jobs):
+        if job.dedupe_key is not None:
+            if job.dedupe_key in first_of_key:
+                continue
+            first_of_key[job.dedupe_key] = index
+        rows.append(
+            {
+                "ord": index,
+                "job_type": int(job.job_type),
+                "priority": int(job.priority),
+                "payload": job.payload,
+                "dedupe_key": job.dedupe_key,
+                "max_attempts": job.max_attempts,
+                "delay_seconds": max(0.0, float(job.delay_seconds)),
+            }
+        )
+    returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows)})
+    by_key: dict[str, tuple[uuid.UUID, bool]] = {}
+    unkeyed: list[uuid.UUID] = []
+    for job_id, dedupe_key, inserted, _notified in returned:
+        if dedupe_key is None:
+            unkeyed.append(job_id)
+        else:
+            by_key[dedupe_key] = (job_id, inserted)
+    # RETURNING follows the INSERT's ORDER BY ord; keyed rows are matched by key regardless.
+    unkeyed_iter = iter(unkeyed)
+    results = []
+    for index, job in enumerate(jobs):
+        if job.dedupe_key is None:
+            results.append(Enqueued(next(unkeyed_iter), None, duplicate=False))
+        else:
+            job_id, inserted = by_key[job.dedupe_key]
+            results.append(
+                Enqueued(job_id, job.dedupe_key, duplicate=not inserted or first_of_key[job.dedupe_key] != index)
+            )
+    return results
+
+
+def claim(
+    worker_id: str,
+    *,
+    limit: int = 1,
+    job_types: Iterable[JobType] | None = None,
+    lease_seconds: float = 60.0,
+) -> list[ClaimedJob]:
+    """Lease up to `limit` due jobs (optionally only of `job_types`) to `worker_id`."""
+    types = [int(t) for t in (job_types or JobType)]
+    rows = _run(
+        CLAIM_SQL,
+        {"worker_id": worker_id, "limit": limit, "job_types": types, "lease_seconds": float(lease_seconds)},
+    )
+    return [
+        ClaimedJob(
+            job_id=job_id,
+            job_type=JobType(job_type),
+            priority=priority,
+            payload=payload,
+            dedupe_key=dedupe_key,
+            attempt=attempts,
+            max_attempts=max_attempts,
+            lease_until=lease_until,
+            created_at=created_at,
+            worker_id=worker_id,
+        )
+        for job_id, job_type, priority, payload, dedupe_key, attempts, max_attempts, lease_until, created_at in rows
+    ]
+
+
+def complete(job: ClaimedJob, result: dict | None) -> Transition:
+    """Finish the attempt: RUNNING → DONE with its result."""
+    return complete_many([(job, result)])[0]
+
+
+def complete_many(finished: Sequence[tuple[ClaimedJob, dict | None]]) -> list[Transition]:
+    """Finish many attempts of one worker in one statement; one Transition per input, in order."""
+    if not finished:
+        return []
+    worker_ids = {job.worker_id for job, _ in finished}
+    if len(worker_ids) != 1:
+        raise ValueError("complete_many takes the jobs of one worker")
+    moved = {
+        row[0]
+        for row in _run(
+            COMPLETE_SQL,
+            {
+                "worker_id": worker_ids.pop(),
+                "job_ids": [job.job_id for job, _ in finished],
+                "attempts": [job.attempt for job, _ in finished],
+                "results": [Jsonb(result) for _, result in finished],
+            },
+        )
+    }
+    return [Moved(job.job_id, JobStatus.DONE) if job.job_id in moved else Lost(job.job_id) for job, _ in finished]
+
+
+def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_seconds: float | None = None) -> Transition:
+    """Fail the attempt: PENDING after a backoff while attempts remain (and the error is retryable), else DEAD."""
+    delay = backoff(job.attempt) if retry_in_seconds is None else retry_in_seconds
+    rows = _run(
+        FAIL_SQL,
+        {
+            "job_id": job.job_id,
+            "worker_id": job.worker_id,
+            "attempt": job.attempt,
+            "retryable": retryable,
+            "retry_in_seconds": float(delay),
+            "error": error[:10_000],
+        },
+    )
+    if not rows:
+        return Lost(job.job_id)
+    status, run_after = rows[0]
+    return Moved(job.job_id, JobStatus(status), run_after)
+
+
+def release(job: ClaimedJob, reason: str = "Released: the worker shut down before the job finished") -> Transition:
+    """Hand a held job back at once (shutdown): PENDING, the attempt not counted, workers woken."""
+    rows = _run(
+        RELEASE_SQL,
+        {"job_id": job.job_id, "worker_id": job.worker_id, "attempt": job.attempt, "reason": reason},
+    )
+    return Moved(job.job_id, JobStatus.PENDING) if rows else Lost(job.job_id)
+
+
+def renew_leases(worker_id: str, jobs: Sequence[ClaimedJob], *, lease_seconds: float = 60.0) -> set[uuid.UUID]:
+    """Extend the leases of `jobs`; return the ids this worker still holds (the rest were lost)."""
+    if not jobs:
+        return set()
+    rows = _run(
+        RENEW_LEASES_SQL,
+        {
+            "worker_id": worker_id,
+            "job_ids": [job.job_id for job in jobs],
+            "attempts": [job.attempt for job in jobs],
+            "lease_seconds": float(lease_seconds),
+        },
+    )
+    return {row[0] for row in rows}
+
+
+def reap(*, limit: int = 500) -> list[Reaped]:
+    """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
+    return [Reaped(job_id, JobStatus(status)) for job_id, status, _ in _run(REAP_SQL, {"limit": limit})]
+
+
+def requeue(job_id: uuid.UUID | str) -> Moved:
+    """Operator: move a DEAD job back to PENDING with its attempts reset, waking workers.
+
+    Raises JobNotFound, JobNotDead, or DuplicateActiveJob when an active job holds its dedupe_key.
+    """
+    try:
+        with transaction.atomic():
+            rows = _run(REQUEUE_SQL, {"job_id": job_id})
+    except IntegrityError as exc:
+        dedupe_key = Job.objects.filter(job_id=job_id).values_list("dedupe_key", flat=True).first()
+        twin = _run(ACTIVE_TWIN_SQL, {"dedupe_key": dedupe_key})
+        raise DuplicateActiveJob(
+            f"job {twin[0][0] if twin else '?'} with the same dedupe_key {dedupe_key!r} is active",
+            active_job_id=twin[0][0] if twin else None,
+        ) from exc
+    if rows:
+        return Moved(rows[0][0], JobStatus.PENDING)
+    status = Job.objects.filter(job_id=job_id).values_list("status", flat=True).first()
+    if status is None:
+        raise JobNotFound(f"no job {job_id}")
+    raise JobNotDead(f"job {job_id} is {JobStatus(status).label}; only DEAD jobs can be requeued")
+
+
+def prune(*, status: JobStatus, older_than: timedelta, limit: int = 1000) -> int:
+    """Delete up to `limit` jobs in `status` last changed before `older_than` ago; return how many."""
+    if status not in (JobStatus.DONE, JobStatus.DEAD):
+        raise ValueError("only finished jobs are pruned")
+    with _cursor() as cursor:
+        cursor.execute(PRUNE_SQL, {"status": int(status), "before": timezone.now() - older_than, "limit": limit})
+        return cursor.rowcount
+
+
+# --- Observing ---------------------------------------------------------------------------------------------
+
+
+def counts() -> dict[str, int]:
+    """Jobs per status name (every status present, zero when empty)."""
+    with observing() as alias:
+        rows = dict(_run(COUNTS_SQL, using=alias))
+    return {status.label: rows.get(int(status), 0) for status in JobStatus}
+
+
+def snapshot() -> OpsSnapshot:
+    """The ops snapshot; DONE is estimated from table statistics on very large tables."""
+    with observing() as alias:
+        (
+            pending,
+            running,
+            dead,
+            dead_last_hour,
+            stuck,
+            oldest,
+            deadline_kills,
+            cost,
+            done_last_hour,
+        ) = _run(SNAPSHOT_SQL, {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds()}, using=alias)[0]
+        estimated_rows = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0]
+        if estimated_rows > EXACT_COUNT_LIMIT:
+            done, estimate = max(0, estimated_rows - pending - running - dead), True
+        else:
+            done = Job.objects.using(alias).filter(status=JobStatus.DONE).count()
+            estimate = False
+    return OpsSnapshot(
+        pending=pending,
+        running=running,
+        done=done,
+        dead=dead,
+        dead_last_hour=dead_last_hour,
+        stuck=stuck,
+        oldest_pending_seconds=float(oldest) if oldest is not None else None,
+        deadline_kills_last_hour=deadline_kills,
+        cost_last_hour_usd=float(cost),
+        done_last_hour=done_last_hour,
+        done_is_estimate=estimate,
+    )
+
+
+def hourly_costs(hours: int = 24) -> list[HourlyCost]:
+    """Cost (AI and proxy apart), volume and mean duration of finished searches per hour."""
+    with observing() as alias:
+        rows = _run(HOURLY_COSTS_SQL, {"hours": hours}, using=alias)
+    return [
+        HourlyCost(hour=hour, jobs=jobs, ai_usd=float(ai), proxy_usd=float(proxy), mean_duration_ms=float(duration))
+        for hour, jobs, ai, proxy, duration in rows
+    ]
+
+
+def list_jobs(*, status: JobStatus | None = None, q: str | None = None, page: int = 1, page_size: int = 50) -> JobPage:
+    """Newest jobs first, filtered by status and by product code or name; with the total count."""
+    with observing() as alias:
+        jobs = Job.objects.using(alias).order_by("-created_at")
+        if status is not None:
+            jobs = jobs.filter(status=status)
+        if q:
+            jobs = jobs.filter(payload__product_code=q) | jobs.filter(payload__product_name__icontains=q)
+        total = jobs.count()
+        offset = (max(page, 1) - 1) * page_size
+        return JobPage(total=total, jobs=list(jobs[offset : offset + page_size]))
+
+
+def ping() -> bool:
+    """Tell whether the primary database answers."""
+    try:
+        return _run(PING_SQL) == [(1,)]
+    except QueueUnavailable:
+        return False

