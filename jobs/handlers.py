@@ -54,6 +54,7 @@ class Registration:
 
 
 _registry: dict[JobType, Registration] = {}
+_shutdown_hooks: list[Callable[[], None]] = []
 
 
 def register(job_type: JobType, *, deadline_setting: str) -> Callable[[Handler], Handler]:
@@ -76,3 +77,14 @@ def get(job_type: JobType) -> Registration:
 
 def registered() -> dict[JobType, Registration]:
     return dict(_registry)
+
+
+def on_worker_shutdown(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register `hook` to run once when a worker process stops (e.g. to close its browser)."""
+    if hook not in _shutdown_hooks:
+        _shutdown_hooks.append(hook)
+    return hook
+
+
+def shutdown_hooks() -> list[Callable[[], None]]:
+    return list(_shutdown_hooks)

@@ -1,0 +1,43 @@
+"""Failures of searching. Vendor errors (Playwright, OpenAI) are translated into these at the boundary."""
+
+
+class SearchError(Exception):
+    """A search failure."""
+
+    retryable = True
+
+    def __init__(self, message: str | None = None):
+        super().__init__(message or (self.__doc__ or "").strip())
+
+
+class Blocked(SearchError):
+    """The marketplace blocked the crawler (HTTP 403/429, a challenge or captcha page, or no result list)."""
+
+    def __init__(self, message: str | None = None, *, kind: str = "blocked", http_status: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.http_status = http_status
+
+
+class CrawlFailed(SearchError):
+    """The browser could not load the search page (navigation error, timeout, crash)."""
+
+
+class BrowserUnavailable(SearchError):
+    """No Chromium could be found or started."""
+
+    retryable = False
+
+
+class LlmUnavailable(SearchError):
+    """The LLM could not be reached or answered with an error (timeout, 429, 5xx)."""
+
+
+class LlmBadResponse(SearchError):
+    """The LLM answered with something that is not the structured output asked for."""
+
+
+class InvalidProduct(SearchError):
+    """The SEARCH payload is not a product that can be searched."""
+
+    retryable = False

@@ -1,0 +1,114 @@
+"""The values that flow through a search: the product asked for, listings found, and what the judge said."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ProductQuery:
+    """A product a client asked about (the SEARCH payload)."""
+
+    product_code: str
+    product_name: str
+    brand: str | None = None
+    model_code: str | None = None
+    price: int | None = None
+    """The client's own price, in won."""
+
+    @classmethod
+    def from_payload(cls, payload: dict) -> ProductQuery:
+        return cls(
+            product_code=str(payload.get("product_code") or ""),
+            product_name=str(payload.get("product_name") or ""),
+            brand=payload.get("brand") or None,
+            model_code=payload.get("model_code") or None,
+            price=payload.get("price"),
+        )
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One product card on a marketplace result page."""
+
+    title: str
+    price: int
+    """The sale price in won (never the struck-through original or a unit price)."""
+    url: str
+    product_id: str | None = None
+    seller: str | None = None
+    rocket: bool = False
+    sold_out: bool = False
+    ad: bool = False
+
+    @property
+    def is_candidate(self) -> bool:
+        """Ads and sold-out listings are never candidates for the lowest price."""
+        return not self.ad and not self.sold_out
+
+    def as_dict(self) -> dict:
+        """JSON form with absent values left out."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """What the crawler brought back for one query."""
+
+    query: str
+    url: str
+    listings: list[Listing]
+    empty: bool
+    """The marketplace said it found nothing (a healthy page, not a block)."""
+    bytes: int = 0
+    """Bytes transferred for this page (what a proxy bills)."""
+    elapsed_ms: int = 0
+    proxy_label: str = "direct"
+
+    @property
+    def candidates(self) -> list[Listing]:
+        return [listing for listing in self.listings if listing.is_candidate]
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def cost_usd(self, *, input_usd_per_1m: float, output_usd_per_1m: float) -> float:
+        return (self.input_tokens * input_usd_per_1m + self.output_tokens * output_usd_per_1m) / 1_000_000
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's word on one candidate (by its index in the candidate list)."""
+
+    index: int
+    same_product: bool
+    confidence: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdicts: list[Verdict]
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    judge: Literal["llm", "rules"] = "rules"
+
+
+@dataclass(frozen=True)
+class RefinedQueries:
+    """Better search terms after a round with no match: a precise query, then a broad one."""
+
+    precise: str
+    broad: str
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    source: Literal["llm", "rules"] = "rules"
