@@ -30,7 +30,7 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 STATE_DIR = BASE_DIR / ".lps"
-PGDATA = STATE_DIR / "pg"
+PGDATA = Path(os.environ.get("LPS_EMBEDDED_PG_DATA") or STATE_DIR / "pg")
 LOCK_FILE = STATE_DIR / "embedded_pg.lock"
 LOG_FILE = PGDATA / "server.log"
 PORT = int(os.environ.get("LPS_EMBEDDED_PG_PORT", "54329"))
