@@ -1,0 +1,102 @@
+"""The negative cache against the real table: TTL, expiry, upsert, purge, and two writers racing."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from negative_cache import cache
+from negative_cache.models import NegativeCacheEntry
+
+pytestmark = pytest.mark.django_db
+
+
+def expire(key: str) -> None:
+    NegativeCacheEntry.objects.filter(key=key).update(until=timezone.now() - timedelta(seconds=1))
+
+
+def test_the_key_is_the_product_code_when_there_is_one():
+    assert cache.key_for(product_code="A-1", product_name="whatever") == "code:A-1"
+
+
+def test_without_a_code_names_differing_only_in_case_width_or_spacing_share_one_key():
+    assert cache.key_for(product_code="", product_name="  Galaxy\tＢＵＤＳ３  Pro ") == "query:galaxy buds3 pro"
+    assert cache.key_for(product_code=None, product_name="galaxy buds3 pro") == "query:galaxy buds3 pro"
+
+
+def test_a_remembered_key_is_found_until_its_ttl_runs_out():
+    cache.remember("code:A", ttl=timedelta(hours=24), reason="not_found after 3 rounds")
+
+    entry = cache.lookup("code:A")
+
+    assert entry is not None
+    assert entry.reason == "not_found after 3 rounds"
+    assert timedelta(hours=23, minutes=59) < entry.until - timezone.now() <= timedelta(hours=24)
+
+
+def test_an_expired_row_counts_as_absent():
+    cache.remember("code:A", ttl=timedelta(hours=24))
+    expire("code:A")
+
+    assert cache.lookup("code:A") is None
+
+
+def test_remembering_again_refreshes_an_expired_row_instead_of_failing():
+    cache.remember("code:A", ttl=timedelta(hours=24), reason="first")
+    expire("code:A")
+
+    cache.remember("code:A", ttl=timedelta(hours=1), reason="second")
+
+    entry = cache.lookup("code:A")
+    assert entry is not None
+    assert entry.reason == "second"
+    assert NegativeCacheEntry.objects.filter(key="code:A").count() == 1
+
+
+def test_forget_drops_the_row_so_the_next_search_runs_for_real():
+    cache.remember("code:A", ttl=timedelta(hours=24))
+
+    assert cache.forget("code:A") is True
+    assert cache.lookup("code:A") is None
+    assert cache.forget("code:A") is False
+
+
+def test_purge_deletes_only_expired_rows_and_respects_its_limit():
+    for key in ("code:old1", "code:old2", "code:old3", "code:fresh"):
+        cache.remember(key, ttl=timedelta(hours=24))
+    for key in ("code:old1", "code:old2", "code:old3"):
+        expire(key)
+
+    assert cache.purge_expired(limit=2) == 2
+    assert cache.purge_expired(limit=2) == 1
+    assert cache.purge_expired() == 0
+    assert list(NegativeCacheEntry.objects.values_list("key", flat=True)) == ["code:fresh"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_remembering_the_same_key_at_once_both_succeed_with_one_row():
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def remember(reason: str) -> None:
+        try:
+            barrier.wait(timeout=10)
+            cache.remember("code:race", ttl=timedelta(hours=24), reason=reason)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=remember, args=(f"worker {n}",)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert errors == []
+    assert NegativeCacheEntry.objects.filter(key="code:race").count() == 1
+    assert cache.lookup("code:race").reason.startswith("worker ")

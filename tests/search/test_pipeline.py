@@ -1,0 +1,351 @@
+"""The refine loop with its collaborators passed in as plain objects (the crawler and LLM are tested with it
+end to end in test_pipeline_live.py)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from jobs.exceptions import JobDeadlineExceeded
+from negative_cache import cache
+from negative_cache.models import NegativeCacheEntry
+from search.exceptions import Blocked, LlmBadResponse, LlmUnavailable
+from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage, Verdict
+from search.pipeline import search_product
+
+pytestmark = pytest.mark.django_db
+
+NO_USAGE = TokenUsage()
+
+PRODUCT = ProductQuery(
+    product_code="P-1", product_name="삼성 갤럭시 버즈3 프로 SM-R630", brand="삼성", model_code="SM-R630"
+)
+
+
+def listing(title, price, **extra):
+    return Listing(title=title, price=price, url=f"https://shop.test/vp/{abs(hash(title)) % 10_000}", **extra)
+
+
+class Shelf:
+    """A marketplace as a plain object: query → page (or an exception to raise); records every query."""
+
+    def __init__(self, pages=None, *, bytes_per_page=1000):
+        self.pages = dict(pages or {})
+        self.queries: list[str] = []
+        self.bytes_per_page = bytes_per_page
+
+    def __call__(self, query: str) -> SearchPage:
+        self.queries.append(query)
+        found = self.pages.get(query, [])
+        if isinstance(found, Exception):
+            raise found
+        return SearchPage(
+            query=query,
+            url=f"https://shop.test/np/search?q={query}",
+            listings=found,
+            empty=not found,
+            bytes=self.bytes_per_page,
+        )
+
+
+class TitleJudge:
+    """Calls a candidate the same product when its title holds the model code; records every call."""
+
+    def __init__(self, usage=NO_USAGE, error=None):
+        self.calls: list[list[Listing]] = []
+        self.usage = usage
+        self.error = error
+
+    def __call__(self, product, candidates):
+        self.calls.append(list(candidates))
+        if self.error:
+            raise self.error
+        verdicts = []
+        for index, candidate in enumerate(candidates):
+            same = product.model_code in candidate.title
+            verdicts.append(Verdict(index, same, 0.9 if same else 0.1, "model code in title" if same else "other"))
+        return Judgement(verdicts=verdicts, usage=self.usage, judge="rules")
+
+
+class Refiner:
+    def __init__(self, precise="삼성 SM-R630", broad="갤럭시 버즈3 프로", usage=NO_USAGE):
+        self.calls: list[list[str]] = []
+        self.precise, self.broad, self.usage = precise, broad, usage
+
+    def __call__(self, product, tried):
+        self.calls.append(list(tried))
+        return RefinedQueries(precise=self.precise, broad=self.broad, usage=self.usage)
+
+
+def run(product=PRODUCT, *, shelf, judge=None, refine=None, **options):
+    return search_product(
+        product,
+        fetch=shelf,
+        judge=judge or TitleJudge(),
+        refine=refine or Refiner(),
+        ai_cost=lambda usage: usage.total * 1e-6,
+        **options,
+    )
+
+
+def assert_no_nulls(value, path="result"):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert_no_nulls(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            assert_no_nulls(item, f"{path}[{index}]")
+    else:
+        assert value is not None, f"{path} is null"
+
+
+def test_the_lowest_priced_match_wins_and_ads_or_sold_out_listings_never_do():
+    shelf = Shelf(
+        {
+            PRODUCT.product_name: [
+                listing("갤럭시 버즈3 프로 SM-R630 화이트", 219_000, product_id="111", seller="삼성전자", rocket=True),
+                listing("갤럭시 버즈3 프로 SM-R630 (광고)", 99_000, ad=True),
+                listing("갤럭시 버즈3 프로 SM-R630 실버", 189_000, product_id="222"),
+                listing("갤럭시 버즈3 프로 SM-R630 품절", 150_000, sold_out=True),
+                listing("갤럭시 버즈3 프로 케이스", 9_900),
+            ]
+        }
+    )
+    judge, refine = TitleJudge(), Refiner()
+
+    result = run(shelf=shelf, judge=judge, refine=refine)
+
+    assert result["outcome"] == "found"
+    assert result["lowest"] == {
+        "price": 189_000,
+        "title": "갤럭시 버즈3 프로 SM-R630 실버",
+        "url": result["lowest"]["url"],
+        "product_id": "222",
+        "rocket": False,
+    }
+    assert [match["price"] for match in result["matches"]] == [189_000, 219_000]
+    assert result["matches"][1]["seller"] == "삼성전자"
+    assert result["matches"][1]["rocket"] is True
+    assert result["matches"][0]["confidence"] == 0.9
+    assert [len(call) for call in judge.calls] == [3]
+    assert refine.calls == []
+
+
+def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
+    shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630", 200_000)]})
+
+    result = run(shelf=shelf)
+
+    assert set(result) == {"outcome", "lowest", "matches", "rounds", "cached", "metrics"}
+    assert result["cached"] is False
+    assert result["rounds"] == [
+        {
+            "query": PRODUCT.product_name,
+            "kind": "original",
+            "candidates": 1,
+            "matches": 1,
+            "judge": "rules",
+            "verdicts": [
+                {
+                    "index": 0,
+                    "same_product": True,
+                    "confidence": 0.9,
+                    "reason": "model code in title",
+                    "title": "버즈3 프로 SM-R630",
+                    "price": 200_000,
+                }
+            ],
+        }
+    ]
+    assert set(result["metrics"]) == {"duration_ms", "rounds", "tokens", "bytes", "cost"}
+    assert set(result["metrics"]["cost"]) == {"ai_usd", "proxy_usd", "total_usd"}
+    assert_no_nulls(result)
+
+
+def test_a_round_without_a_match_asks_for_refined_queries_and_the_precise_one_finds_it():
+    shelf = Shelf(
+        {
+            PRODUCT.product_name: [listing("버즈2 케이스", 5_000)],
+            "삼성 SM-R630": [listing("삼성 SM-R630 버즈3 프로", 199_000)],
+        }
+    )
+    refine = Refiner()
+
+    result = run(shelf=shelf, refine=refine)
+
+    assert result["outcome"] == "found"
+    assert result["lowest"]["price"] == 199_000
+    assert shelf.queries == [PRODUCT.product_name, "삼성 SM-R630"]
+    assert refine.calls == [[PRODUCT.product_name]]
+    assert [(r["kind"], r["candidates"], r["matches"]) for r in result["rounds"]] == [
+        ("original", 1, 0),
+        ("precise", 1, 1),
+    ]
+    assert result["metrics"]["rounds"] == 2
+
+
+def test_three_empty_rounds_end_not_found_and_write_the_negative_cache_for_the_ttl():
+    shelf, judge, refine = Shelf(), TitleJudge(), Refiner()
+
+    result = run(shelf=shelf, judge=judge, refine=refine, cache_ttl=timedelta(hours=24))
+
+    assert result["outcome"] == "not_found"
+    assert "lowest" not in result
+    assert result["matches"] == []
+    assert [r["kind"] for r in result["rounds"]] == ["original", "precise", "broad"]
+    assert shelf.queries == [PRODUCT.product_name, "삼성 SM-R630", "갤럭시 버즈3 프로"]
+    assert len(refine.calls) == 1
+    assert judge.calls == []
+    entry = NegativeCacheEntry.objects.get(key="code:P-1")
+    assert timedelta(hours=23, minutes=59) < entry.until - timezone.now() <= timedelta(hours=24)
+    assert "갤럭시 버즈3 프로" in entry.reason
+    assert_no_nulls(result)
+
+
+def test_a_cached_not_found_returns_at_once_without_fetching_judging_or_refining():
+    run(shelf=Shelf())
+    shelf, judge, refine = Shelf(), TitleJudge(), Refiner()
+
+    result = run(shelf=shelf, judge=judge, refine=refine)
+
+    assert result["outcome"] == "not_found"
+    assert result["cached"] is True
+    assert result["rounds"] == []
+    assert result["metrics"]["cost"] == {"ai_usd": 0.0, "proxy_usd": 0.0, "total_usd": 0.0}
+    assert (shelf.queries, judge.calls, refine.calls) == ([], [], [])
+
+
+def test_an_expired_cache_row_lets_the_product_be_searched_again():
+    run(shelf=Shelf())
+    NegativeCacheEntry.objects.filter(key="code:P-1").update(until=timezone.now() - timedelta(seconds=1))
+    shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630 재입고", 210_000)]})
+
+    result = run(shelf=shelf)
+
+    assert result["outcome"] == "found"
+    assert result["cached"] is False
+    assert shelf.queries == [PRODUCT.product_name]
+
+
+def test_without_a_product_code_the_cache_key_is_the_normalised_name():
+    unnamed = ProductQuery(product_code="", product_name="  Galaxy   BUDS3 Pro ", model_code="SM-R630")
+    run(unnamed, shelf=Shelf())
+    shelf = Shelf()
+
+    result = run(ProductQuery(product_code="", product_name="galaxy buds3 pro"), shelf=shelf)
+
+    assert result["cached"] is True
+    assert shelf.queries == []
+    assert NegativeCacheEntry.objects.filter(key="query:galaxy buds3 pro").exists()
+
+
+def test_a_block_in_a_later_round_raises_and_caches_nothing():
+    shelf = Shelf({"삼성 SM-R630": Blocked("HTTP 403", kind="http_403", http_status=403)})
+
+    with pytest.raises(Blocked):
+        run(shelf=shelf)
+
+    assert shelf.queries == [PRODUCT.product_name, "삼성 SM-R630"]
+    assert not NegativeCacheEntry.objects.exists()
+
+
+def test_an_llm_outage_in_the_judge_raises_and_caches_nothing():
+    shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630", 200_000)]})
+
+    with pytest.raises(LlmUnavailable):
+        run(shelf=shelf, judge=TitleJudge(error=LlmUnavailable("HTTP 500")))
+
+    assert not NegativeCacheEntry.objects.exists()
+
+
+def test_a_verdict_about_a_candidate_that_does_not_exist_is_a_bad_llm_response():
+    class WildJudge:
+        def __call__(self, product, candidates):
+            return Judgement([Verdict(7, True, 1.0, "?")])
+
+    shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630", 200_000)]})
+
+    with pytest.raises(LlmBadResponse, match="candidate 7 of 1"):
+        run(shelf=shelf, judge=WildJudge())
+
+
+def test_a_page_of_only_ads_and_sold_out_listings_is_not_judged_and_leads_to_refining():
+    shelf = Shelf(
+        {PRODUCT.product_name: [listing("SM-R630 광고", 1_000, ad=True), listing("SM-R630", 2_000, sold_out=True)]}
+    )
+    judge, refine = TitleJudge(), Refiner()
+
+    result = run(shelf=shelf, judge=judge, refine=refine, max_rounds=2)
+
+    assert result["rounds"][0]["candidates"] == 0
+    assert judge.calls == []
+    assert refine.calls == [[PRODUCT.product_name]]
+
+
+@pytest.mark.parametrize(("max_rounds", "searched"), [(1, 1), (2, 2), (3, 3), (5, 3)])
+def test_max_rounds_bounds_the_rounds_and_one_round_never_refines(max_rounds, searched):
+    shelf, refine = Shelf(), Refiner()
+
+    result = run(shelf=shelf, refine=refine, max_rounds=max_rounds)
+
+    assert len(shelf.queries) == searched
+    assert result["metrics"]["rounds"] == searched
+    assert len(refine.calls) == (0 if max_rounds == 1 else 1)
+
+
+def test_a_refined_query_equal_to_one_already_searched_is_not_searched_again():
+    shelf = Shelf()
+
+    result = run(shelf=shelf, refine=Refiner(precise=PRODUCT.product_name.upper() + "  ", broad="버즈3"))
+
+    assert shelf.queries == [PRODUCT.product_name, "버즈3"]
+    assert [r["kind"] for r in result["rounds"]] == ["original", "broad"]
+
+
+def test_metrics_add_up_tokens_bytes_and_the_ai_and_proxy_cost(settings):
+    settings.LPS_PROXY_USD_PER_GB = 8.0
+    shelf = Shelf(
+        {"삼성 SM-R630": [listing("SM-R630", 200_000)], PRODUCT.product_name: [listing("케이스", 9_000)]},
+        bytes_per_page=250_000,
+    )
+
+    result = run(shelf=shelf, judge=TitleJudge(usage=TokenUsage(300, 40)), refine=Refiner(usage=TokenUsage(100, 20)))
+
+    metrics = result["metrics"]
+    assert metrics["tokens"] == {"input": 700, "output": 100, "total": 800}
+    assert metrics["bytes"] == 500_000
+    assert metrics["cost"]["ai_usd"] == pytest.approx(800e-6)
+    assert metrics["cost"]["proxy_usd"] == pytest.approx(500_000 / 1e9 * 8.0)
+    assert metrics["cost"]["total_usd"] == pytest.approx(800e-6 + 0.004)
+    assert metrics["duration_ms"] >= 0
+
+
+def test_a_cancelled_search_stops_before_the_next_step_and_caches_nothing():
+    cancelled = threading.Event()
+
+    class CancellingShelf(Shelf):
+        def __call__(self, query):
+            cancelled.set()
+            return super().__call__(query)
+
+    shelf, refine = CancellingShelf(), Refiner()
+
+    with pytest.raises(JobDeadlineExceeded):
+        run(shelf=shelf, refine=refine, cancelled=cancelled)
+
+    assert shelf.queries == [PRODUCT.product_name]
+    assert refine.calls == []
+    assert not NegativeCacheEntry.objects.exists()
+
+
+def test_a_product_without_a_name_is_refused_before_anything_runs():
+    shelf = Shelf()
+
+    with pytest.raises(ValueError, match="name"):
+        run(ProductQuery(product_code="X", product_name="  "), shelf=shelf)
+
+    assert shelf.queries == []
+    assert cache.lookup("code:X") is None
