@@ -1,5 +1,12 @@
 """Failures of searching. Vendor errors (Playwright, OpenAI) are translated into these at the boundary."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from search.listings import TokenUsage
+
 
 class SearchError(Exception):
     """A search failure."""
@@ -35,6 +42,17 @@ class LlmUnavailable(SearchError):
 
 class LlmBadResponse(SearchError):
     """The LLM answered with something that is not the structured output asked for."""
+
+    def __init__(self, message: str | None = None, *, usage: TokenUsage | None = None):
+        super().__init__(message)
+        # An unusable answer is still billed: the caller may want to count it.
+        self.usage = usage
+
+
+class LlmRejected(SearchError):
+    """The LLM endpoint refused the request itself (bad key, unknown model, bad request): retrying cannot help."""
+
+    retryable = False
 
 
 class InvalidProduct(SearchError):

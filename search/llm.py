@@ -1,0 +1,252 @@
+"""The one place that talks to OpenAI: the judge's call, the keyword generator's call, and what they cost.
+
+Both calls use structured outputs (a pydantic model sent as a strict JSON schema). Every openai error is
+translated here into search.exceptions; no openai type leaves this module.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TypeVar
+
+import openai
+import pydantic
+from django.conf import settings
+from pydantic import BaseModel, ConfigDict, Field
+
+from search.exceptions import LlmBadResponse, LlmRejected, LlmUnavailable
+from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, TokenUsage, Verdict
+
+logger = logging.getLogger(__name__)
+
+Answer = TypeVar("Answer", bound=BaseModel)
+
+REASON_MAX_CHARS = 200
+QUERY_MAX_CHARS = 100
+# openai retries these itself; when they still fail the endpoint is down or overloaded, not wrong.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+JUDGE_INSTRUCTIONS = """\
+You check listings from Coupang, a Korean marketplace, against one product a shop sells.
+A listing is the same product only when it is the same brand and model (same model code when one is given) \
+and agrees with every detail the product states: variant or edition (Pro/프로, Max/맥스, Plus, Ultra, mini, \
+generation 세대), capacity or size (256GB, 500ml, 1.5L, 65인치), colour (블랙, 화이트, …) and pack count \
+(2개, 3팩, 6입, x2, 1+1 = 2). A detail the listing leaves out is not a mismatch; a different one is.
+Accessories, parts and consumables for the product are NOT the product: 케이스, 커버, 필름, 보호필름, \
+강화유리, 거치대, 충전기, 케이블, 스트랩, 파우치, 호환 or 교체용 items — unless the product is itself such an item.
+A listing that adds a free gift (사은품, 증정) is still the same product.
+The user message is JSON: the product, then the candidates with their index, title and price in won.
+Return one verdict per candidate, each index exactly once: same_product, confidence (0 to 1) in that verdict, \
+and a reason of at most 12 words."""
+
+REFINE_INSTRUCTIONS = """\
+A search on Coupang, a Korean marketplace, found no listing of this product. Write two new search queries \
+in the words Korean shoppers and sellers use:
+- precise: the fewest words that identify exactly this product — brand and model code when known, otherwise \
+brand, product line and model number;
+- broad: the product's brand and kind without qualifiers (no colour, capacity, pack count or notes in \
+brackets), to find listings titled differently.
+Each query has at most 8 words and differs from every query already tried. The user message is JSON: the \
+product and the queries tried."""
+
+
+# The answer models' class names are the schema names the endpoint sees; they carry no docstring because
+# pydantic would send it along as the schema's description, paid for in tokens on every call.
+class VerdictAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    same_product: bool
+    confidence: float = Field(ge=0, le=1)
+    reason: str
+
+
+class JudgeAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdicts: list[VerdictAnswer]
+
+
+class RefineAnswer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    precise: str
+    broad: str
+
+
+def ai_cost_usd(usage: TokenUsage) -> float:
+    """USD cost of `usage` at the configured per-million-token prices."""
+    return usage.cost_usd(
+        input_usd_per_1m=settings.LPS_AI_INPUT_USD_PER_1M_TOKENS,
+        output_usd_per_1m=settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS,
+    )
+
+
+class LlmClient:
+    """The judge and the keyword generator over one OpenAI (or compatible) endpoint.
+
+    Thread-safe (the openai client is); close() it, or use it as a context manager, when done.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout_seconds: float = 30.0,
+        max_retries: int = 2,
+        judge_model: str = "gpt-4o-mini",
+        keyword_model: str = "gpt-4o-mini",
+    ):
+        self.judge_model = judge_model
+        self.keyword_model = keyword_model
+        self.timeout_seconds = timeout_seconds
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_seconds, max_retries=max_retries
+        )
+
+    @classmethod
+    def from_settings(cls) -> LlmClient | None:
+        """A client configured from settings, or None when no OPENAI_API_KEY is set (the rules decide then)."""
+        if not settings.OPENAI_API_KEY:
+            return None
+        return cls(
+            api_key=settings.OPENAI_API_KEY,
+            base_url=settings.OPENAI_BASE_URL or None,
+            timeout_seconds=settings.LPS_OPENAI_TIMEOUT_SECONDS,
+            max_retries=settings.LPS_OPENAI_MAX_RETRIES,
+            judge_model=settings.LPS_JUDGE_MODEL,
+            keyword_model=settings.LPS_KEYWORD_MODEL,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> LlmClient:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @staticmethod
+    def cost_usd(usage: TokenUsage) -> float:
+        return ai_cost_usd(usage)
+
+    def judge(self, product: ProductQuery, candidates: list[Listing]) -> Judgement:
+        """Judge every candidate against `product` in one chat completion."""
+        if not candidates:
+            return Judgement(verdicts=[], judge="llm")
+        asked = {
+            "product": _product_json(product),
+            "candidates": [
+                {"index": index, "title": listing.title, "price_won": listing.price}
+                for index, listing in enumerate(candidates)
+            ],
+        }
+        answer, usage = self._complete(self.judge_model, JUDGE_INSTRUCTIONS, asked, JudgeAnswer)
+        indexes = sorted(verdict.index for verdict in answer.verdicts)
+        if indexes != list(range(len(candidates))):
+            raise LlmBadResponse(
+                f"the judge answered for candidates {indexes}, not for each of 0..{len(candidates) - 1} once",
+                usage=usage,
+            )
+        verdicts = [
+            Verdict(
+                index=verdict.index,
+                same_product=verdict.same_product,
+                confidence=verdict.confidence,
+                reason=verdict.reason.strip()[:REASON_MAX_CHARS],
+            )
+            for verdict in sorted(answer.verdicts, key=lambda verdict: verdict.index)
+        ]
+        return Judgement(verdicts=verdicts, usage=usage, judge="llm")
+
+    def refine(self, product: ProductQuery, tried_queries: list[str]) -> RefinedQueries:
+        """Ask, in one chat completion, for a precise and a broad query that were not tried yet."""
+        asked = {"product": _product_json(product), "tried": list(tried_queries)}
+        answer, usage = self._complete(self.keyword_model, REFINE_INSTRUCTIONS, asked, RefineAnswer)
+        precise, broad = _one_line(answer.precise), _one_line(answer.broad)
+        if not precise or not broad:
+            raise LlmBadResponse("the keyword generator left a query empty", usage=usage)
+        return RefinedQueries(precise=precise, broad=broad, usage=usage, source="llm")
+
+    def _complete(
+        self, model: str, instructions: str, asked: dict, answer_type: type[Answer]
+    ) -> tuple[Answer, TokenUsage]:
+        """One structured chat completion: the parsed answer and its token usage, or a search exception."""
+        messages = [
+            {"role": "system", "content": instructions},
+            {"role": "user", "content": json.dumps(asked, ensure_ascii=False)},
+        ]
+        try:
+            raw = self._client.chat.completions.with_raw_response.parse(
+                model=model, messages=messages, response_format=answer_type
+            )
+        except openai.APITimeoutError as exc:
+            raise LlmUnavailable(f"{model} did not answer within {self.timeout_seconds:g} s") from exc
+        except openai.APIConnectionError as exc:
+            raise LlmUnavailable(f"cannot reach the LLM endpoint: {exc}") from exc
+        except openai.APIStatusError as exc:
+            detail = f"the LLM endpoint answered HTTP {exc.status_code}: {_error_message(exc)}"
+            if exc.status_code in RETRYABLE_STATUSES or exc.status_code >= 500:
+                raise LlmUnavailable(detail) from exc
+            raise LlmRejected(detail) from exc
+        except openai.OpenAIError as exc:
+            raise LlmUnavailable(f"the LLM call failed: {exc}") from exc
+
+        usage = _usage_of(raw.http_response)
+        try:
+            completion = raw.parse()
+        except openai.LengthFinishReasonError as exc:
+            raise LlmBadResponse("the answer was cut off at the token limit", usage=usage) from exc
+        except openai.ContentFilterFinishReasonError as exc:
+            raise LlmBadResponse("the answer was stopped by the content filter", usage=usage) from exc
+        except (pydantic.ValidationError, ValueError, TypeError, openai.OpenAIError) as exc:
+            raise LlmBadResponse(f"the answer does not fit {answer_type.__name__}: {exc}", usage=usage) from exc
+
+        if not completion.choices:
+            raise LlmBadResponse("the answer has no choices", usage=usage)
+        message = completion.choices[0].message
+        if message.refusal:
+            raise LlmBadResponse(f"the model refused: {message.refusal}", usage=usage)
+        if message.parsed is None:
+            raise LlmBadResponse("the answer has no content", usage=usage)
+        logger.debug(
+            "%s answered %s (%d+%d tokens)", model, answer_type.__name__, usage.input_tokens, usage.output_tokens
+        )
+        return message.parsed, usage
+
+
+def _product_json(product: ProductQuery) -> dict:
+    described = {"name": product.product_name}
+    if product.brand:
+        described["brand"] = product.brand
+    if product.model_code:
+        described["model_code"] = product.model_code
+    if product.price:
+        # The shop's own price tells a 5,000원 case from a 1,500,000원 phone.
+        described["shop_price_won"] = product.price
+    return described
+
+
+def _usage_of(http_response) -> TokenUsage:
+    """The completion's token usage, read from the raw body so that even an unusable answer is counted."""
+    try:
+        usage = http_response.json().get("usage") or {}
+        return TokenUsage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    except (ValueError, TypeError, AttributeError):
+        return TokenUsage()
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return exc.message
+
+
+def _one_line(query: str) -> str:
+    return " ".join(query.split())[:QUERY_MAX_CHARS].strip()
