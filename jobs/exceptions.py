@@ -42,6 +42,10 @@ class UnknownJobType(JobsError):
     """No handler is registered for this job type."""
 
 
+class InvalidJobResult(JobsError):
+    """The handler returned something that is not a JSON object (a dict of JSON values) or None."""
+
+
 class HandlerFailed(JobsError):
     """A handler raised an error that is not one of the project's own."""
 

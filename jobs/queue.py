@@ -7,12 +7,14 @@ so by a `Lost` result. Parameters are always named; nothing here formats values 
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import psycopg
 from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
@@ -226,6 +228,9 @@ ORDER BY 1
 # Is the database there?
 PING_SQL = "SELECT 1"
 
+# Subscribe a dedicated connection to the wake-ups that enqueue, release, reap and requeue send.
+LISTEN_SQL = "LISTEN lps_jobs"
+
 
 # --- Values ------------------------------------------------------------------------------------------------
 
@@ -360,10 +365,15 @@ def _cursor(using: str = "default"):
 
 def _run(sql: str, params: dict | None = None, *, using: str = "default") -> list[tuple]:
     """Execute one statement and return its rows; database outages surface as QueueUnavailable."""
+    return _execute(sql, params, using=using)[0]
+
+
+def _execute(sql: str, params: dict | None = None, *, using: str = "default") -> tuple[list[tuple], int]:
+    """Execute one statement; return its rows and its row count. Outages surface as QueueUnavailable."""
     try:
         with _cursor(using) as cursor:
             cursor.execute(sql, params or {})
-            return cursor.fetchall() if cursor.description else []
+            return (cursor.fetchall() if cursor.description else []), cursor.rowcount
     except IntegrityError:
         raise
     except DatabaseError as exc:
@@ -448,7 +458,8 @@ def claim(
             job_id=job_id,
             job_type=JobType(job_type),
             priority=priority,
-            payload=payload,
+            # Django's connections load jsonb as text (JSONField decodes it itself).
+            payload=json.loads(payload) if isinstance(payload, str) else payload,
             dedupe_key=dedupe_key,
             attempt=attempts,
             max_attempts=max_attempts,
@@ -564,9 +575,8 @@ def prune(*, status: JobStatus, older_than: timedelta, limit: int = 1000) -> int
     """Delete up to `limit` jobs in `status` last changed before `older_than` ago; return how many."""
     if status not in (JobStatus.DONE, JobStatus.DEAD):
         raise ValueError("only finished jobs are pruned")
-    with _cursor() as cursor:
-        cursor.execute(PRUNE_SQL, {"status": int(status), "before": timezone.now() - older_than, "limit": limit})
-        return cursor.rowcount
+    _rows, deleted = _execute(PRUNE_SQL, {"status": int(status), "before": timezone.now() - older_than, "limit": limit})
+    return deleted
 
 
 # --- Observing ---------------------------------------------------------------------------------------------
@@ -635,6 +645,26 @@ def list_jobs(*, status: JobStatus | None = None, q: str | None = None, page: in
         total = jobs.count()
         offset = (max(page, 1) - 1) * page_size
         return JobPage(total=total, jobs=list(jobs[offset : offset + page_size]))
+
+
+def listen_connection(using: str = "default") -> psycopg.Connection:
+    """Open a dedicated autocommit connection that LISTENs on NOTIFY_CHANNEL (read it with .notifies()).
+
+    It is not Django's connection: it must stay in autocommit and idle between notifications, and it
+    cannot go through a pooler in transaction mode (use a poll-only worker there).
+    """
+    params = connections[using].get_connection_params()
+    params.pop("cursor_factory", None)
+    try:
+        conn = psycopg.connect(**params, autocommit=True)
+    except psycopg.Error as exc:
+        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+    try:
+        conn.execute(LISTEN_SQL)
+    except psycopg.Error as exc:
+        conn.close()
+        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+    return conn
 
 
 def ping() -> bool:

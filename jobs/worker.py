@@ -1,0 +1,615 @@
+"""The worker loop: claim, run, heartbeat, deadline, shutdown.
+
+One main thread owns every queue transition of this worker: it claims jobs for the free slots of each job
+type, hands them to handler threads, records their outcomes (in batches), renews leases and enforces
+deadlines. It sleeps by waiting on one `threading.Event`, woken by a NOTIFY (seen by a listener thread on a
+dedicated connection), a handler finishing, a signal, or a timer (heartbeat, deadline, slow poll).
+
+Handlers run in threads, each with Django's per-thread connection. A handler past its deadline has its
+attempt failed with `JobDeadlineExceeded`, its `context.cancelled` set and the same exception raised inside
+its thread, so even a pure-Python loop stops; its slot is free at once.
+
+Outcomes that cannot be written (the database is down) stay in memory and are retried until they land or
+the lease is known to be lost; the loop itself survives database restarts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import enum
+import json
+import logging
+import os
+import queue as threadqueue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import psycopg
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+from jobs import handlers, queue
+from jobs.exceptions import InvalidJobResult, JobDeadlineExceeded, QueueUnavailable
+from jobs.handlers import JobContext, Registration
+from jobs.models import JobStatus, JobType
+
+log = logging.getLogger(__name__)
+
+ERROR_MAX_CHARS = 4000
+# The database is retried after this long at first, doubling up to the cap while it stays down.
+DB_RETRY_FIRST_SECONDS = 0.25
+DB_RETRY_CAP_SECONDS = 5.0
+# A second signal gives the hand-back of held jobs this long before the process exits anyway.
+HARD_EXIT_SECONDS = 3.0
+# The listener re-checks for a stop this often while no notification arrives (bounds how long a stop waits).
+LISTEN_TIMEOUT_SECONDS = 0.25
+
+
+class _State(enum.Enum):
+    RUNNING = "running"
+    """The handler runs (or is about to); only the main thread or the handler's thread moves it on."""
+    FINISHED = "finished"
+    """The handler returned or raised; its outcome is to be recorded."""
+    STOPPED = "stopped"
+    """Past its deadline: the attempt was failed by the main thread and the handler told to stop."""
+    LOST = "lost"
+    """The lease is gone (reaped, re-claimed): whatever the handler returns is thrown away."""
+    RELEASED = "released"
+    """Handed back at shutdown before it could finish."""
+
+
+@dataclass(eq=False)
+class _Run:
+    """One claimed attempt on its way through a handler thread."""
+
+    job: queue.ClaimedJob
+    registration: Registration
+    context: JobContext
+    started: float
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    state: _State = _State.RUNNING
+    thread_ident: int | None = None
+    outcome: _Outcome | None = None
+
+
+@dataclass(eq=False)
+class _Outcome:
+    """What became of one attempt, waiting to be written to the queue."""
+
+    job: queue.ClaimedJob
+    result: dict | None = None
+    error: str | None = None
+    retryable: bool = True
+    elapsed: float = 0.0
+
+    @property
+    def succeeded(self) -> bool:
+        return self.error is None
+
+
+class _Lane:
+    """The slots and the handler threads of one job type."""
+
+    def __init__(self, job_type: JobType, registration: Registration, concurrency: int):
+        self.job_type = job_type
+        self.registration = registration
+        self.concurrency = concurrency
+        self.inbox: threadqueue.SimpleQueue[_Run | None] = threadqueue.SimpleQueue()
+        self.threads: set[threading.Thread] = set()
+        self.idle = 0
+        self.idle_lock = threading.Lock()
+        self.running = 0
+        # Claim again at the next turn: set by a NOTIFY for this type, the slow poll, a reconnect.
+        self.wanted = True
+        # The last claim filled every free slot, so more jobs are probably due.
+        self.saturated = False
+
+
+def format_error(exc: BaseException) -> str:
+    """`ExcClass: message`, truncated; messages that already start with the class name keep it once."""
+    name = type(exc).__name__
+    message = str(exc)
+    text = message if message.startswith(f"{name}:") or message == name else f"{name}: {message}"
+    return text[:ERROR_MAX_CHARS]
+
+
+def _raise_in_thread(thread_ident: int, exc_type: type[BaseException] | None) -> None:
+    """Make `exc_type` raise in the thread at its next bytecode (None withdraws a pending one)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_ident), ctypes.py_object(exc_type) if exc_type is not None else None
+    )
+
+
+class Worker:
+    """Claim and run jobs until stopped (or, in burst mode, until nothing is claimable)."""
+
+    def __init__(
+        self,
+        registry: Mapping[JobType, Registration] | None = None,
+        *,
+        search_concurrency: int | None = None,
+        outbox_concurrency: int | None = None,
+        lease_seconds: float | None = None,
+        poll_interval: float | None = None,
+        poll_only: bool | None = None,
+        burst: bool = False,
+        grace_seconds: float | None = None,
+        shutdown_hooks: Iterable[Callable[[], None]] | None = None,
+        worker_id: str | None = None,
+    ):
+        registry = handlers.registered() if registry is None else dict(registry)
+        concurrency = {
+            JobType.SEARCH: settings.LPS_SEARCH_CONCURRENCY if search_concurrency is None else search_concurrency,
+            JobType.OUTBOX: settings.LPS_OUTBOX_CONCURRENCY if outbox_concurrency is None else outbox_concurrency,
+        }
+        for job_type, slots in concurrency.items():
+            if slots < 0:
+                raise ValueError(f"{job_type.label} concurrency must be zero or more, not {slots}")
+        self.lanes = {
+            job_type: _Lane(job_type, registration, concurrency.get(job_type, 1))
+            for job_type, registration in registry.items()
+            if concurrency.get(job_type, 1) > 0
+        }
+        self.lease_seconds = float(settings.LPS_LEASE_SECONDS if lease_seconds is None else lease_seconds)
+        self.poll_interval = float(settings.LPS_POLL_INTERVAL if poll_interval is None else poll_interval)
+        self.poll_only = settings.LPS_WORKER_POLL_ONLY if poll_only is None else poll_only
+        self.burst = burst
+        self.grace_seconds = float(settings.LPS_SHUTDOWN_GRACE_SECONDS if grace_seconds is None else grace_seconds)
+        if self.lease_seconds <= 0 or self.poll_interval <= 0 or self.grace_seconds < 0:
+            raise ValueError("lease and poll interval must be positive, the grace period zero or more")
+        self._shutdown_hooks = list(handlers.shutdown_hooks() if shutdown_hooks is None else shutdown_hooks)
+        self.worker_id = worker_id or queue.new_worker_id()
+
+        self.ready = threading.Event()
+        """Set once the worker listens (or polls) and has made its first claim: jobs enqueued now are seen."""
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._listener_stop = threading.Event()
+        self._listening = threading.Event()
+        self._hard_exit_started = False
+        self._finished: threadqueue.SimpleQueue[_Run] = threadqueue.SimpleQueue()
+        self._running: dict = {}
+        self._unrecorded: list[_Outcome] = []
+        self._signals = 0
+        self._db_retry_at = 0.0
+        self._db_delay = DB_RETRY_FIRST_SECONDS
+        self._db_down_since: float | None = None
+        self._next_heartbeat: float | None = None
+        self._next_poll = 0.0
+        self._grace_ends: float | None = None
+
+    # --- Control -------------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop claiming; finish (or, after the grace period, release) what runs, then return from run()."""
+        self._stopping.set()
+        self._wake.set()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM/SIGINT stop gracefully; a second one releases what it can and exits the process hard."""
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, signum, _frame) -> None:
+        self._signals += 1
+        if self._signals == 1:
+            log.info("worker %s: %s received, finishing running jobs", self.worker_id, signal.Signals(signum).name)
+            self.stop()
+        elif not self._hard_exit_started:
+            self._hard_exit_started = True
+            log.warning("worker %s: second signal, releasing held jobs and exiting", self.worker_id)
+            # The main thread may be inside a database call: hand back from a thread of its own.
+            threading.Thread(target=self._release_and_exit, name="lps-hard-exit", daemon=True).start()
+
+    def _release_and_exit(self) -> None:
+        threading.Timer(HARD_EXIT_SECONDS, os._exit, args=(1,)).start()
+        try:
+            # dict.copy() and list.copy() are single steps under the GIL; the main thread keeps changing both.
+            for run in self._running.copy().values():
+                with run.lock:
+                    if run.state is not _State.RUNNING:
+                        continue
+                    run.state = _State.RELEASED
+                run.context.cancelled.set()
+                with contextlib.suppress(QueueUnavailable):
+                    queue.release(run.job, "Released: the worker was stopped hard before the job finished")
+            self._record(self._unrecorded.copy())
+        except Exception:
+            log.exception("worker %s: hard exit could not hand back every job", self.worker_id)
+        finally:
+            logging.shutdown()
+            os._exit(1)
+
+    # --- Main loop -----------------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Run until stopped; return the process exit code (0)."""
+        log.info(
+            "worker %s: starting (%s; lease %.0f s, poll every %.1f s%s%s)",
+            self.worker_id,
+            ", ".join(f"{lane.job_type.label}×{lane.concurrency}" for lane in self.lanes.values()) or "no handlers",
+            self.lease_seconds,
+            self.poll_interval,
+            ", poll only" if self.poll_only else ", LISTEN",
+            ", burst" if self.burst else "",
+        )
+        listener = None
+        if not self.poll_only:
+            listener = threading.Thread(target=self._listen, name="lps-listener", daemon=True)
+            listener.start()
+            # Jobs enqueued before LISTEN took effect are found by the first claim, which follows it.
+            self._listening.wait(timeout=5.0)
+        try:
+            self._loop()
+        finally:
+            self._listener_stop.set()
+            for lane in self.lanes.values():
+                for _ in range(len(lane.threads)):
+                    lane.inbox.put(None)
+            if listener is not None:
+                listener.join(timeout=LISTEN_TIMEOUT_SECONDS + 1)
+            for hook in self._shutdown_hooks:
+                try:
+                    hook()
+                except Exception:
+                    log.exception("worker %s: shutdown hook %r failed", self.worker_id, hook)
+        log.info("worker %s: stopped", self.worker_id)
+        return 0
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            now = time.monotonic()
+            self._collect_finished()
+            self._enforce_deadlines(now)
+            if self._stopping.is_set() and self._grace_ends is None:
+                self._grace_ends = now + self.grace_seconds
+            if self._grace_ends is not None and now >= self._grace_ends:
+                self._release_all()
+                return
+            claimed_nothing = False
+            if now >= self._db_retry_at:
+                try:
+                    self._record(self._unrecorded)
+                    self._heartbeat(now)
+                    if not self._stopping.is_set():
+                        claimed_nothing = self._claim(now)
+                    self._database_back()
+                except QueueUnavailable as exc:
+                    self._database_down(exc)
+            self.ready.set()
+            idle = not self._running and not self._unrecorded
+            if self._stopping.is_set() and idle:
+                return
+            if self.burst and idle and claimed_nothing:
+                log.info("worker %s: nothing left to claim, burst done", self.worker_id)
+                return
+            self._wake.wait(self._timeout(time.monotonic()))
+
+    def _timeout(self, now: float) -> float:
+        """Seconds until the next timer: a deadline, the grace period's end, or (once the database may be
+        tried again) the heartbeat and the slow poll."""
+        moments = [run.context.deadline for run in self._running.values()]
+        if self._grace_ends is not None:
+            moments.append(self._grace_ends)
+        database_moments = [] if self._stopping.is_set() else [self._next_poll]
+        if self._next_heartbeat is not None:
+            database_moments.append(self._next_heartbeat)
+        if self._unrecorded:
+            database_moments.append(now)
+        moments.extend(max(moment, self._db_retry_at) for moment in database_moments)
+        return max(0.0, min(moments, default=now + self.poll_interval) - now)
+
+    # --- Claiming and dispatching --------------------------------------------------------------------------
+
+    def _claim(self, now: float) -> bool:
+        """Claim for every lane with free slots that may have work; return True when a full pass found none."""
+        if now >= self._next_poll:
+            self._next_poll = now + self.poll_interval
+            for lane in self.lanes.values():
+                lane.wanted = True
+        asked = found = 0
+        for lane in self.lanes.values():
+            free = lane.concurrency - lane.running
+            if free <= 0 or not (lane.wanted or lane.saturated or self.burst):
+                continue
+            # Cleared before the query: a NOTIFY that arrives during it asks for another claim.
+            lane.wanted = False
+            jobs = queue.claim(self.worker_id, limit=free, job_types=[lane.job_type], lease_seconds=self.lease_seconds)
+            lane.saturated = len(jobs) == free
+            asked += 1
+            found += len(jobs)
+            for job in jobs:
+                self._dispatch(lane, job)
+        if found and self._next_heartbeat is None:
+            self._next_heartbeat = now + self.lease_seconds / 3
+        return asked == len(self.lanes) and found == 0
+
+    def _dispatch(self, lane: _Lane, job: queue.ClaimedJob) -> None:
+        started = time.monotonic()
+        context = JobContext(worker_id=self.worker_id, deadline=started + lane.registration.deadline_seconds)
+        run = _Run(job=job, registration=lane.registration, context=context, started=started)
+        self._running[job.job_id] = run
+        lane.running += 1
+        with lane.idle_lock:
+            spawn = lane.idle == 0
+            if not spawn:
+                lane.idle -= 1
+        if spawn:
+            thread = threading.Thread(
+                target=self._handler_thread, args=(lane,), name=f"lps-{lane.job_type.label.lower()}", daemon=True
+            )
+            lane.threads.add(thread)
+            thread.start()
+        lane.inbox.put(run)
+
+    def _handler_thread(self, lane: _Lane) -> None:
+        try:
+            while True:
+                run = lane.inbox.get()
+                if run is None:
+                    return
+                # Plain try/except, not contextlib.suppress: a stop landing inside suppress.__exit__ would escape.
+                try:  # noqa: SIM105
+                    self._execute(run)
+                except JobDeadlineExceeded:
+                    # The stop aimed at this run landed after its handler had returned; already recorded.
+                    pass
+                try:
+                    if run.state is _State.STOPPED and run.thread_ident is not None:
+                        # Withdraw a stop still pending for this thread so that it cannot hit the next job.
+                        _raise_in_thread(run.thread_ident, None)
+                except JobDeadlineExceeded:
+                    pass
+                with lane.idle_lock:
+                    lane.idle += 1
+        finally:
+            lane.threads.discard(threading.current_thread())
+            connections.close_all()
+
+    def _execute(self, run: _Run) -> None:
+        job = run.job
+        with run.lock:
+            if run.state is not _State.RUNNING:
+                return
+            run.thread_ident = threading.get_ident()
+        log.info("start %s %s attempt %d/%d", job.job_type.label, job.job_id, job.attempt, job.max_attempts)
+        close_old_connections()
+        try:
+            result = run.registration.handler(job, run.context)
+            if result is not None and not isinstance(result, dict):
+                raise InvalidJobResult(f"the handler returned a {type(result).__name__}, not a dict")
+            try:
+                json.dumps(result)
+            except (TypeError, ValueError) as exc:
+                raise InvalidJobResult(f"the handler's result is not JSON: {exc}") from exc
+            outcome = _Outcome(job, result=result)
+        except Exception as exc:
+            outcome = _Outcome(job, error=format_error(exc), retryable=getattr(exc, "retryable", True))
+        outcome.elapsed = time.monotonic() - run.started
+        with run.lock:
+            if run.state is _State.RUNNING:
+                run.state = _State.FINISHED
+            run.outcome = outcome
+        self._finished.put(run)
+        self._wake.set()
+
+    def _collect_finished(self) -> None:
+        while True:
+            try:
+                run = self._finished.get_nowait()
+            except threadqueue.Empty:
+                return
+            if self._running.pop(run.job.job_id, None) is not run:
+                # Stopped at its deadline: the slot was freed and the attempt failed then.
+                continue
+            self.lanes[run.job.job_type].running -= 1
+            if run.state is _State.FINISHED and run.outcome is not None:
+                self._unrecorded.append(run.outcome)
+            elif run.state is _State.LOST:
+                log.warning(
+                    "lost %s %s attempt %d: the lease was taken back; its outcome is dropped",
+                    run.job.job_type.label,
+                    run.job.job_id,
+                    run.job.attempt,
+                )
+
+    def _free_slot(self, run: _Run) -> None:
+        if self._running.pop(run.job.job_id, None) is run:
+            self.lanes[run.job.job_type].running -= 1
+
+    # --- Deadlines, heartbeat, recording -------------------------------------------------------------------
+
+    def _enforce_deadlines(self, now: float) -> None:
+        for run in [run for run in self._running.values() if now >= run.context.deadline]:
+            with run.lock:
+                previous = run.state
+                if previous in (_State.RUNNING, _State.LOST):
+                    run.state = _State.STOPPED
+                    if run.thread_ident is not None:
+                        _raise_in_thread(run.thread_ident, JobDeadlineExceeded)
+            if previous not in (_State.RUNNING, _State.LOST):
+                continue  # it finished just now; collected at the next turn
+            run.context.cancelled.set()
+            self._free_slot(run)
+            deadline = run.registration.deadline_seconds
+            log.warning(
+                "deadline %s %s attempt %d: stopped after %.0f s",
+                run.job.job_type.label,
+                run.job.job_id,
+                run.job.attempt,
+                deadline,
+            )
+            if previous is _State.RUNNING:
+                self._unrecorded.append(
+                    _Outcome(
+                        run.job,
+                        error=f"JobDeadlineExceeded: the {run.job.job_type.label} handler ran past its "
+                        f"{deadline:g} s deadline and was stopped",
+                        retryable=JobDeadlineExceeded.retryable,
+                        elapsed=now - run.started,
+                    )
+                )
+
+    def _heartbeat(self, now: float) -> None:
+        if self._next_heartbeat is None or now < self._next_heartbeat:
+            return
+        held = [run.job for run in self._running.values() if run.state is _State.RUNNING]
+        held += [outcome.job for outcome in self._unrecorded]
+        if not held:
+            self._next_heartbeat = None
+            return
+        still_held = queue.renew_leases(self.worker_id, held, lease_seconds=self.lease_seconds)
+        self._next_heartbeat = now + self.lease_seconds / 3
+        for job in held:
+            if job.job_id in still_held:
+                continue
+            run = self._running.get(job.job_id)
+            if run is not None:
+                with run.lock:
+                    if run.state is _State.RUNNING:
+                        run.state = _State.LOST
+                run.context.cancelled.set()
+            else:
+                self._unrecorded = [outcome for outcome in self._unrecorded if outcome.job.job_id != job.job_id]
+                log.warning(
+                    "lost %s %s attempt %d before its outcome was written", job.job_type.label, job.job_id, job.attempt
+                )
+
+    def _record(self, outcomes: list[_Outcome]) -> None:
+        """Write outcomes (successes in one statement); those written leave self._unrecorded."""
+        if not outcomes:
+            return
+        outcomes = list(outcomes)
+        successes = [outcome for outcome in outcomes if outcome.succeeded]
+        if successes:
+            transitions = queue.complete_many([(outcome.job, outcome.result) for outcome in successes])
+            for outcome, transition in zip(successes, transitions, strict=True):
+                self._forget(outcome)
+                self._log_transition(outcome, transition)
+        for outcome in [outcome for outcome in outcomes if not outcome.succeeded]:
+            transition = queue.fail(outcome.job, outcome.error, retryable=outcome.retryable)
+            self._forget(outcome)
+            self._log_transition(outcome, transition)
+
+    def _forget(self, outcome: _Outcome) -> None:
+        with contextlib.suppress(ValueError):
+            self._unrecorded.remove(outcome)
+
+    @staticmethod
+    def _log_transition(outcome: _Outcome, transition: queue.Transition) -> None:
+        job = outcome.job
+        label, elapsed_ms = job.job_type.label, outcome.elapsed * 1000
+        if isinstance(transition, queue.Lost):
+            log.warning(
+                "lost %s %s attempt %d: the lease was gone, outcome not written", label, job.job_id, job.attempt
+            )
+        elif transition.status is JobStatus.DONE:
+            log.info("done %s %s attempt %d in %.0f ms", label, job.job_id, job.attempt, elapsed_ms)
+        elif transition.status is JobStatus.DEAD:
+            log.warning(
+                "dead %s %s attempt %d/%d after %.0f ms: %s",
+                label,
+                job.job_id,
+                job.attempt,
+                job.max_attempts,
+                elapsed_ms,
+                outcome.error,
+            )
+        else:
+            log.warning(
+                "retry %s %s attempt %d/%d failed after %.0f ms, next at %s: %s",
+                label,
+                job.job_id,
+                job.attempt,
+                job.max_attempts,
+                elapsed_ms,
+                transition.run_after,
+                outcome.error,
+            )
+
+    def _release_all(self) -> None:
+        """The grace period is over: hand back what still runs and make a last try at the outcomes."""
+        for run in list(self._running.values()):
+            with run.lock:
+                if run.state is not _State.RUNNING:
+                    continue
+                run.state = _State.RELEASED
+            run.context.cancelled.set()
+            try:
+                transition = queue.release(run.job)
+            except QueueUnavailable as exc:
+                log.warning(
+                    "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
+                )
+                continue
+            log.info(
+                "released %s %s attempt %d (%s)",
+                run.job.job_type.label,
+                run.job.job_id,
+                run.job.attempt,
+                "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
+            )
+        try:
+            self._record(self._unrecorded)
+        except QueueUnavailable as exc:
+            log.warning(
+                "%d outcome(s) could not be written (%s); the reaper will reclaim their jobs",
+                len(self._unrecorded),
+                exc,
+            )
+
+    # --- The database going away and coming back -----------------------------------------------------------
+
+    def _database_down(self, exc: QueueUnavailable) -> None:
+        now = time.monotonic()
+        if self._db_down_since is None:
+            self._db_down_since = now
+            log.warning("worker %s: database unavailable, retrying: %s", self.worker_id, exc)
+        self._db_retry_at = now + self._db_delay
+        self._db_delay = min(self._db_delay * 2, DB_RETRY_CAP_SECONDS)
+        for lane in self.lanes.values():
+            lane.wanted = True
+
+    def _database_back(self) -> None:
+        if self._db_down_since is not None:
+            log.info("worker %s: database back after %.1f s", self.worker_id, time.monotonic() - self._db_down_since)
+        self._db_down_since = None
+        self._db_delay = DB_RETRY_FIRST_SECONDS
+
+    # --- LISTEN --------------------------------------------------------------------------------------------
+
+    def _listen(self) -> None:
+        delay = DB_RETRY_FIRST_SECONDS
+        while not self._listener_stop.is_set():
+            try:
+                with queue.listen_connection() as conn:
+                    self._listening.set()
+                    delay = DB_RETRY_FIRST_SECONDS
+                    # Notifications sent while we were not listening are lost: look for work once.
+                    self._want(None)
+                    while not self._listener_stop.is_set():
+                        for notify in conn.notifies(timeout=LISTEN_TIMEOUT_SECONDS):
+                            self._want(notify.payload)
+            except (psycopg.Error, QueueUnavailable) as exc:
+                self._listening.clear()
+                if self._listener_stop.is_set():
+                    return
+                log.warning("worker %s: LISTEN connection lost, reconnecting in %.1f s: %s", self.worker_id, delay, exc)
+                self._listener_stop.wait(delay)
+                delay = min(delay * 2, DB_RETRY_CAP_SECONDS)
+
+    def _want(self, payload: str | None) -> None:
+        """Ask the main loop to claim for the job type named by a notification (all types for None)."""
+        try:
+            job_type = JobType(int(payload)) if payload else None
+        except ValueError:
+            job_type = None
+        for lane in self.lanes.values():
+            if job_type is None or lane.job_type == job_type:
+                lane.wanted = True
+        self._wake.set()
