@@ -181,6 +181,10 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("풀무원", "pulmuone"),
 )
 
+_COLOUR_WORDS = frozenset(
+    spelling + suffix for spellings in COLOURS.values() for spelling in spellings for suffix in COLOUR_SUFFIXES
+)
+_VARIANT_WORDS = frozenset(spelling for spellings in VARIANTS.values() for spelling in spellings)
 _HANGUL = "가-힣"
 _BRACKETS = re.compile(r"[\[\](){}<>【】「」『』〔〕]")
 # "15pro" and "s24+" name a variant glued to the model number.
@@ -278,19 +282,15 @@ def read_title(raw: str, *, brand: str | None = None) -> Title:
     brand_groups_words = {alias for group in brand_groups for alias in BRAND_ALIASES[group]}
     colours = {name for name, spellings in COLOURS.items() if _has_word(words, spellings, COLOUR_SUFFIXES)}
     variants = {name for name, spellings in VARIANTS.items() if _has_word(words, spellings)}
-    variant_words = {spelling for spellings in VARIANTS.values() for spelling in spellings}
-    colour_words = {
-        spelling + suffix for spellings in COLOURS.values() for spelling in spellings for suffix in COLOUR_SUFFIXES
-    }
     model_numbers = {word for word in words if any(char.isdigit() for char in word) and word not in NOT_WEIGHTS}
     core_words = [
         word
         for word in words
         if word not in brand_words
         and word not in brand_groups_words
-        and word not in colour_words
+        and word not in _COLOUR_WORDS
         and word not in COLOUR_QUALIFIERS
-        and word not in variant_words
+        and word not in _VARIANT_WORDS
         and word not in STOP_WORDS
         and (len(word) > 1 or word.isdigit())
     ]
@@ -308,6 +308,27 @@ def read_title(raw: str, *, brand: str | None = None) -> Title:
         model_numbers=model_numbers,
         core_words=core_words,
     )
+
+
+def is_qualifier(word: str) -> bool:
+    """A word that narrows a product without naming it: colour, capacity or size, pack count (블랙, 256GB, 6개)."""
+    folded = normalise(word).strip(" ,;:/")
+    if not folded:
+        return False
+    if folded in _COLOUR_WORDS or folded in COLOUR_QUALIFIERS:
+        return True
+    whole = (_MEASURE, _COUNT, _TIMES_COUNT, _PLUS_COUNT)
+    return folded not in NOT_WEIGHTS and any(pattern.fullmatch(folded) for pattern in whole)
+
+
+def is_model_code(word: str) -> bool:
+    """Letters and digits long enough to name one model (SM-S928N, WH-1000XM5), not a series number (S24)."""
+    code = compact(word)
+    return _is_code_like(code) and len(code) >= MIN_CODE_CHARS and not is_qualifier(word)
+
+
+def is_variant(word: str) -> bool:
+    return normalise(word).strip() in _VARIANT_WORDS
 
 
 def judge_by_rules(product: ProductQuery, wanted: Title, index: int, title: str) -> Verdict:
