@@ -32,11 +32,13 @@ You check listings from Coupang, a Korean marketplace, against one product a sho
 A listing is the same product only when it is the same brand and model (same model code when one is given) \
 and agrees with every detail the product states: variant or edition (Pro/프로, Max/맥스, Plus, Ultra, mini, \
 generation 세대), capacity or size (256GB, 500ml, 1.5L, 65인치), colour (블랙, 화이트, …) and pack count \
-(2개, 3팩, 6입, x2, 1+1 = 2). A detail the listing leaves out is not a mismatch; a different one is.
+(2개, 3팩, 6입, x2, 1+1 = 2). A detail the listing leaves out is not a mismatch (a different one is), \
+except the pack count: a listing that states none sells one unit.
 Accessories, parts and consumables for the product are NOT the product: 케이스, 커버, 필름, 보호필름, \
 강화유리, 거치대, 충전기, 케이블, 스트랩, 파우치, 호환 or 교체용 items — unless the product is itself such an item.
 A listing that adds a free gift (사은품, 증정) is still the same product.
-The user message is JSON: the product, then the candidates with their index, title and price in won.
+The user message is JSON: the product, then the candidates with their index, title and price in won. \
+shop_price_won, when given, is the shop's own price: a listing far cheaper is likely an accessory or a part.
 Return one verdict per candidate, each index exactly once: same_product, confidence (0 to 1) in that verdict, \
 and a reason of at most 12 words."""
 
