@@ -1,8 +1,10 @@
 """The `job` table: one row per unit of work, moved between states only by `jobs/queue.py`."""
 
 from django.contrib.postgres.functions import RandomUUID
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
-from django.db.models.functions import Now
+from django.db.models.fields.json import KT, KeyTransform
+from django.db.models.functions import Now, Upper
 
 
 class JobType(models.IntegerChoices):
@@ -70,6 +72,15 @@ class Job(models.Model):
             models.Index(fields=["-created_at"], name="job_created_idx"),
             models.Index(fields=["status", "-created_at"], name="job_status_created_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+            # The admin's and the operator API's job search: product code exact (payload -> 'product_code' =
+            # jsonb, Django's payload__product_code lookup) and product name icontains (trigrams of
+            # UPPER(payload ->> 'product_name'), what payload__product_name__icontains compiles to).
+            models.Index(KeyTransform("product_code", "payload"), name="job_product_code_idx"),
+            GinIndex(
+                OpClass(Upper(KT("payload__product_name")), name="gin_trgm_ops"), name="job_product_name_trgm_idx"
+            ),
+            # The admin's outcome filter, newest first.
+            models.Index(KT("result__outcome"), models.F("created_at").desc(), name="job_outcome_created_idx"),
         ]
         constraints = [
             models.UniqueConstraint(

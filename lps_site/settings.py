@@ -24,6 +24,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # Registers OpClass for index expressions (the trigram index of the job search, jobs migration 0002).
+    "django.contrib.postgres",
     "jobs",
     "search",
     "negative_cache",
