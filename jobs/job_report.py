@@ -1,0 +1,218 @@
+"""A job as its admin page shows it: the payload and the SEARCH result (SPEC §8) turned into labelled,
+formatted values, plus the bot detections (with their failure snapshots) seen while it ran."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import Q
+
+from jobs.models import Job, JobType
+from search.models import BotEvent
+
+# Detections a little after the job's last update still belong to its attempt (clocks, commit order).
+EVENT_WINDOW_SLACK = timedelta(seconds=30)
+PAYLOAD_LABELS = {
+    "product_code": "Product code",
+    "product_name": "Product name",
+    "brand": "Brand",
+    "model_code": "Model code",
+    "price": "Client's price",
+    "callback_url": "Callback URL",
+}
+
+
+def won(price) -> str:
+    """Format a price in won: ₩12,345 (anything not a number as given)."""
+    if isinstance(price, bool) or not isinstance(price, int | float):
+        return "" if price is None else str(price)
+    return f"₩{price:,.0f}"
+
+
+def usd(amount) -> str:
+    """Format a dollar cost with enough digits for fractions of a cent."""
+    if amount is None or amount == "":
+        return ""
+    try:
+        value = float(amount)
+    except (TypeError, ValueError):
+        return str(amount)
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def short_duration(seconds: float | None) -> str:
+    """Say an age the way an operator reads it: 45s, 12m, 3h 5m, 2d 4h."""
+    if seconds is None:
+        return ""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, _ = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours}h" if hours else f"{days}d"
+
+
+@dataclass(frozen=True)
+class Listing:
+    title: str
+    url: str
+    price: str
+    seller: str = ""
+    rocket: bool = False
+    product_id: str = ""
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    index: int | None
+    same_product: bool
+    confidence: str
+    reason: str
+    title: str = ""
+    price: str = ""
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    number: int
+    query: str
+    kind: str
+    candidates: int | None
+    matches: int | None
+    judge: str = ""
+    verdicts: list[VerdictRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    outcome: str
+    cached: bool
+    lowest: Listing | None
+    matches: list[Listing]
+    rounds: list[RoundRow]
+    metrics: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class JobReport:
+    payload_rows: list[tuple[str, str]]
+    callback_url: str
+    result: SearchResult | None
+    payload_json: str
+    result_json: str
+
+
+def web_url(value) -> str:
+    """Keep only http(s) links: a hostile result page must not put a javascript: URL on an operator's page."""
+    text = str(value or "")
+    return text if text.lower().startswith(("http://", "https://")) else ""
+
+
+def _listing(data: dict) -> Listing:
+    return Listing(
+        title=str(data.get("title") or ""),
+        url=web_url(data.get("url")),
+        price=won(data.get("price")),
+        seller=str(data.get("seller") or ""),
+        rocket=bool(data.get("rocket")),
+        product_id=str(data.get("product_id") or ""),
+    )
+
+
+def _verdict(data: dict) -> VerdictRow:
+    confidence = data.get("confidence")
+    return VerdictRow(
+        index=data.get("index"),
+        same_product=bool(data.get("same_product")),
+        confidence=f"{confidence:.2f}" if isinstance(confidence, int | float) else "",
+        reason=str(data.get("reason") or ""),
+        title=str(data.get("title") or ""),
+        price=won(data.get("price")),
+        url=web_url(data.get("url")),
+    )
+
+
+def _search_result(result: dict) -> SearchResult:
+    metrics = result.get("metrics") or {}
+    cost = metrics.get("cost") or {}
+    metric_rows = [
+        ("Duration", f"{metrics['duration_ms'] / 1000:.1f} s" if isinstance(metrics.get("duration_ms"), int) else ""),
+        ("Rounds", str(metrics.get("rounds", ""))),
+        ("LLM tokens", f"{metrics['tokens']:,}" if isinstance(metrics.get("tokens"), int) else ""),
+        ("Bytes", f"{metrics['bytes']:,}" if isinstance(metrics.get("bytes"), int) else ""),
+        ("AI cost", usd(cost.get("ai_usd"))),
+        ("Proxy cost", usd(cost.get("proxy_usd"))),
+        ("Total cost", usd(cost.get("total_usd"))),
+    ]
+    rounds = [
+        RoundRow(
+            number=number,
+            query=str(round_.get("query") or ""),
+            kind=str(round_.get("kind") or ""),
+            candidates=round_.get("candidates"),
+            matches=round_.get("matches"),
+            judge=str(round_.get("judge") or ""),
+            verdicts=[_verdict(v) for v in round_.get("verdicts") or [] if isinstance(v, dict)],
+        )
+        for number, round_ in enumerate(result.get("rounds") or [], start=1)
+        if isinstance(round_, dict)
+    ]
+    lowest = result.get("lowest")
+    return SearchResult(
+        outcome=str(result.get("outcome") or ""),
+        cached=bool(result.get("cached")),
+        lowest=_listing(lowest) if isinstance(lowest, dict) else None,
+        matches=[_listing(m) for m in result.get("matches") or [] if isinstance(m, dict)],
+        rounds=rounds,
+        metrics=[(label, value) for label, value in metric_rows if value],
+    )
+
+
+def job_report(job: Job) -> JobReport:
+    """Lay out a job's payload and result for reading."""
+    payload = job.payload if isinstance(job.payload, dict) else {}
+    rows = []
+    for key, label in PAYLOAD_LABELS.items():
+        if key in payload and key != "callback_url":
+            rows.append((label, won(payload[key]) if key == "price" else str(payload[key])))
+    rows.extend(
+        (key, json.dumps(value, ensure_ascii=False)) for key, value in payload.items() if key not in PAYLOAD_LABELS
+    )
+    is_search_result = job.job_type == JobType.SEARCH and isinstance(job.result, dict)
+    return JobReport(
+        payload_rows=rows,
+        callback_url=str(payload.get("callback_url") or ""),
+        result=_search_result(job.result) if is_search_result else None,
+        payload_json=json.dumps(job.payload, ensure_ascii=False, indent=2),
+        result_json=json.dumps(job.result, ensure_ascii=False, indent=2) if job.result is not None else "",
+    )
+
+
+def bot_events_during(job: Job, *, using: str = "default", limit: int = 20) -> list[BotEvent]:
+    """The detections recorded while the job's last attempt ran, by its worker or for its queries."""
+    if job.job_type != JobType.SEARCH or job.run_started_at is None:
+        return []
+    # A running job's attempt lasts at least until its lease; a finished one ended at its last update.
+    until = max(moment for moment in (job.updated_at, job.lease_until) if moment is not None)
+    payload = job.payload if isinstance(job.payload, dict) else {}
+    queries = {str(payload.get("product_name") or "")}
+    if isinstance(job.result, dict):
+        queries.update(str(r.get("query") or "") for r in job.result.get("rounds") or [] if isinstance(r, dict))
+    queries.discard("")
+    by_worker_or_query = Q(query__in=queries)
+    if job.worker_id:
+        by_worker_or_query |= Q(ip_session__worker_id=job.worker_id)
+    return list(
+        BotEvent.objects.using(using)
+        .filter(by_worker_or_query, detected_at__gte=job.run_started_at, detected_at__lte=until + EVENT_WINDOW_SLACK)
+        .select_related("ip_session")
+        .order_by("detected_at")[:limit]
+    )
