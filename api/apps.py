@@ -5,3 +5,7 @@ class ApiConfig(AppConfig):
     name = "api"
     verbose_name = "API"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Registers the OUTBOX handler with the job registry (a worker runs whatever is registered).
+        from api import webhooks  # noqa: F401

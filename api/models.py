@@ -22,3 +22,17 @@ class ApiClient(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class RateWindow(models.Model):
+    """Requests a client made in its current fixed rate-limit window: one row per client, reset each window."""
+
+    client = models.OneToOneField(ApiClient, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    window_start = models.DateTimeField()
+    hits = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "api_rate_window"
+
+    def __str__(self) -> str:
+        return f"{self.client_id}: {self.hits} since {self.window_start:%H:%M}"

@@ -1,0 +1,436 @@
+"""The REST API (SPEC §5, §8) on django-ninja: routes, their documented responses, and the error envelope.
+
+django-ninja derives the OpenAPI document from the same pydantic schemas that validate requests and shape
+responses, so the document cannot drift from the behaviour; its exception handlers are replaced so that every
+failure, including ninja's own (bad JSON, validation, missing key), comes back as a result-code envelope.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Annotated
+
+from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
+from django.db.models import F
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI, Path, Query
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.responses import Status
+
+from api import auth
+from api.codes import ResultCode
+from api.envelope import EnvelopeRenderer, error_response, failure
+from api.exceptions import (
+    ApiError,
+    EndpointNotFound,
+    InvalidRequest,
+    JsonParseFailed,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    Unauthorized,
+)
+from api.schemas import (
+    OPTIONAL_TEXT_PATTERN,
+    BotStatsOut,
+    CostStatsOut,
+    ErrorOut,
+    HealthOut,
+    IpSessionStatsOut,
+    JobEnvelopeOut,
+    JobPageOut,
+    ProductPageOut,
+    QueueStatsOut,
+    RequeuedOut,
+    SearchAcceptedOut,
+    SearchIn,
+    StatusName,
+    job_out,
+    job_row_out,
+    product_out,
+)
+from api.submit import submit_search
+from jobs import queue
+from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
+from jobs.models import Job, JobStatus
+from lps_site.db_router import observing
+from search import stats
+from search.models import PriceSnapshot, Product
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """
+Lowest Price Search for commerce clients and operators.
+
+Every response is an envelope `{"result": <code>, ...}`: 0 is success, anything else an error with `error`
+(a message) and, for bad input, `field` (e.g. `products[3].price`). Absent values are left out, never null.
+Result codes: SUCCESS 0, FAIL 1; DB_RUN_FAILED 10, DB_ALREADY_SAME_KEY 11, DB_INVALID_KEY 12, DB_EMPTY_DATA 13,
+DB_INVALID_TYPE 14; JSON_PARSE_ERROR 100, INVALID_REQUEST_DATA 101, INTERNAL_EXCEPTION 102, HTTP_FORBIDDEN 403,
+HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_INVALID_CLIENT_REQUEST 419,
+HTTP_TOO_MANY_REQUESTS 429, HTTP_INVALID_CLIENT_ACCESS 433 (no, unknown or revoked key);
+LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501.
+
+Authenticate with `X-API-Key: <key>` or `Authorization: Bearer <key>`. Each key has a per-minute request
+limit (429 with Retry-After). Bodies are at most 1 MB (413). Unknown request fields are ignored. A request
+that fails validation writes nothing.
+"""
+
+api = NinjaAPI(
+    title="LPS — Lowest Price Search",
+    version="1",
+    description=DESCRIPTION.strip(),
+    openapi_url="/v1/lps/openapi.json",
+    # Swagger UI would load its scripts from a CDN; the JSON document is what clients and tools use.
+    docs_url=None,
+    renderer=EnvelopeRenderer(),
+    urls_namespace="lps-api",
+)
+
+ALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+# The failures every keyed endpoint may answer with, documented on each operation.
+KEYED_ERRORS = {frozenset({400, 401, 429, 500, 503}): ErrorOut}
+OPERATOR_ERRORS = {frozenset({400, 401, 403, 429, 500, 503}): ErrorOut}
+
+
+def _responses(ok_status: int, ok_schema, *, operator: bool = False, extra: tuple[int, ...] = ()) -> dict:
+    errors = OPERATOR_ERRORS if operator else KEYED_ERRORS
+    codes = set(next(iter(errors))) | set(extra)
+    return {ok_status: ok_schema, frozenset(codes): ErrorOut}
+
+
+JobIdPath = Annotated[uuid.UUID, Path(description="The job's id (a UUID).")]
+
+
+def _page():
+    return Query(1, ge=1, le=100_000, description="1-based page number.")
+
+
+def _page_size():
+    return Query(50, ge=1, le=200, description="Rows per page.")
+
+
+def _hours():
+    return Query(24, ge=1, le=24 * 31, description="How many past hours.")
+
+
+def _search_text():
+    return Query(None, max_length=200, pattern=OPTIONAL_TEXT_PATTERN, description="Product code, or part of a name.")
+
+
+# --- Client endpoints ----------------------------------------------------------------------------------------
+
+
+@api.post(
+    "/v1/lps/search",
+    auth=auth.CLIENT,
+    response=_responses(202, SearchAcceptedOut, extra=(413,)),
+    summary="Queue a batch of products for a lowest-price search",
+    tags=["client"],
+)
+def search(request: HttpRequest, search: SearchIn):
+    """One SEARCH job per product, all in one statement. A product_code with an active job gets that job's id
+    and `duplicate: true`. Nothing is written when any product or callback_url is refused."""
+    enqueued = submit_search(search, request.auth)
+    return Status(
+        202,
+        {
+            "result": ResultCode.SUCCESS,
+            "jobs": [
+                {"product_code": product.product_code, "job_id": job.job_id, "duplicate": job.duplicate}
+                for product, job in zip(search.products, enqueued, strict=True)
+            ],
+        },
+    )
+
+
+@api.get(
+    "/v1/lps/jobs/{job_id}",
+    auth=auth.CLIENT,
+    response=_responses(200, JobEnvelopeOut, extra=(404,)),
+    summary="A job's state, attempts, result and last error",
+    tags=["client"],
+)
+def job_detail(request: HttpRequest, job_id: JobIdPath):
+    job = Job.objects.filter(job_id=job_id).first()
+    if job is None:
+        raise JobNotFound(f"no job {job_id}")
+    return {"result": ResultCode.SUCCESS, "job": job_out(job)}
+
+
+@api.get(
+    "/v1/lps/queue/stats",
+    auth=auth.CLIENT,
+    response=_responses(200, QueueStatsOut),
+    summary="Jobs per state and the ops snapshot",
+    tags=["client"],
+)
+def queue_stats(request: HttpRequest):
+    return {"result": ResultCode.SUCCESS, "counts": queue.counts(), "snapshot": queue.snapshot().as_dict()}
+
+
+# --- Operator endpoints --------------------------------------------------------------------------------------
+
+
+@api.get(
+    "/v1/lps/jobs",
+    auth=auth.OPERATOR,
+    response=_responses(200, JobPageOut, operator=True),
+    summary="Jobs, newest first, filtered by status and product code or name",
+    tags=["operator"],
+)
+def job_list(
+    request: HttpRequest,
+    status: StatusName | None = Query(None, description="Only jobs in this state."),  # noqa: B008
+    q: str | None = _search_text(),
+    page: int = _page(),
+    page_size: int = _page_size(),
+):
+    found = queue.list_jobs(status=JobStatus[status] if status else None, q=q or None, page=page, page_size=page_size)
+    return {
+        "result": ResultCode.SUCCESS,
+        "total": found.total,
+        "page": page,
+        "page_size": page_size,
+        "jobs": [job_row_out(job) for job in found.jobs],
+    }
+
+
+@api.post(
+    "/v1/lps/jobs/{job_id}/requeue",
+    auth=auth.OPERATOR,
+    response=_responses(200, RequeuedOut, operator=True, extra=(404, 409)),
+    summary="Move a DEAD job back to PENDING with its attempts reset",
+    tags=["operator"],
+)
+def requeue_job(request: HttpRequest, job_id: JobIdPath):
+    """409 DB_ALREADY_SAME_KEY when another job with the same dedupe key is active; 409 LPS_JOB_NOT_DEAD when
+    the job is not DEAD; 404 LPS_JOB_NOT_FOUND when there is no such job."""
+    moved = queue.requeue(job_id)
+    return {"result": ResultCode.SUCCESS, "job_id": moved.job_id, "status": moved.status.label}
+
+
+@api.get(
+    "/v1/lps/products",
+    auth=auth.OPERATOR,
+    response=_responses(200, ProductPageOut, operator=True),
+    summary="Products with their latest price snapshot and search count, most recently searched first",
+    tags=["operator"],
+)
+def product_list(
+    request: HttpRequest,
+    q: str | None = _search_text(),
+    page: int = _page(),
+    page_size: int = _page_size(),
+):
+    with observing():
+        products = Product.objects.all()
+        if q:
+            products = products.filter(product_code=q) | products.filter(product_name__icontains=q)
+        total = products.count()
+        offset = (page - 1) * page_size
+        rows = list(
+            products.order_by(F("last_searched_at").desc(nulls_last=True), "-created_at", "-id")[
+                offset : offset + page_size
+            ]
+        )
+        latest = {
+            snapshot.product_id: snapshot
+            for snapshot in PriceSnapshot.objects.filter(product__in=rows)
+            .order_by("product_id", "-captured_at", "-id")
+            .distinct("product_id")
+        }
+    return {
+        "result": ResultCode.SUCCESS,
+        "total": total,
+        "page": page,
+        "page_size": page_size,
+        "products": [product_out(product, latest.get(product.pk)) for product in rows],
+    }
+
+
+@api.get(
+    "/v1/lps/stats/ip-sessions",
+    auth=auth.OPERATOR,
+    response=_responses(200, IpSessionStatsOut, operator=True),
+    summary="IP sessions: end reasons, requests per session, the fewest requests of a blocked one, the last 50",
+    tags=["operator"],
+)
+def ip_session_stats(request: HttpRequest):
+    return {"result": ResultCode.SUCCESS, **stats.ip_session_stats()}
+
+
+@api.get(
+    "/v1/lps/stats/bot",
+    auth=auth.OPERATOR,
+    response=_responses(200, BotStatsOut, operator=True),
+    summary="Bot detections per hour and the most recent ones",
+    tags=["operator"],
+)
+def bot_stats(request: HttpRequest, hours: int = _hours()):
+    return {"result": ResultCode.SUCCESS, **stats.bot_stats(hours=hours)}
+
+
+@api.get(
+    "/v1/lps/stats/cost",
+    auth=auth.OPERATOR,
+    response=_responses(200, CostStatsOut, operator=True),
+    summary="Search cost per hour (AI and proxy apart), jobs and mean duration",
+    tags=["operator"],
+)
+def cost_stats(request: HttpRequest, hours: int = _hours()):
+    return {"result": ResultCode.SUCCESS, **stats.cost_stats(hours=hours)}
+
+
+# --- Health (no key) -----------------------------------------------------------------------------------------
+
+
+@api.get("/healthz", response={200: HealthOut}, summary="Liveness: the process answers", tags=["health"])
+def healthz(request: HttpRequest):
+    return {"result": ResultCode.SUCCESS, "status": "ok"}
+
+
+@api.get(
+    "/readyz",
+    response={200: HealthOut, 503: ErrorOut},
+    summary="Readiness: the database answers",
+    tags=["health"],
+)
+def readyz(request: HttpRequest):
+    if not queue.ping():
+        return Status(503, {"result": ResultCode.DB_RUN_FAILED, "error": "the database does not answer"})
+    return {"result": ResultCode.SUCCESS, "status": "ok"}
+
+
+# --- Methods that the paths above do not take: 405 in the envelope, whatever the key ----------------------------
+
+
+def _method_not_allowed_view(path: str, allowed: list[str]):
+    if "{job_id}" in path:
+
+        def method_not_allowed_on_job(request: HttpRequest, job_id: str):
+            raise MethodNotAllowed(allowed=allowed)
+
+        return method_not_allowed_on_job
+
+    def method_not_allowed(request: HttpRequest):
+        raise MethodNotAllowed(allowed=allowed)
+
+    return method_not_allowed
+
+
+def _refuse_other_methods() -> None:
+    allowed_by_path = {
+        path: [method for operation in path_view.operations for method in operation.methods]
+        for path, path_view in api.default_router.path_operations.items()
+    }
+    for index, (path, allowed) in enumerate(allowed_by_path.items()):
+        others = [method for method in ALL_METHODS if method not in allowed]
+
+        method_not_allowed = _method_not_allowed_view(path, allowed)
+        method_not_allowed.__name__ = f"method_not_allowed_{index}"
+        api.api_operation(others, path, auth=None, include_in_schema=False)(method_not_allowed)
+
+
+# --- Errors in the envelope ------------------------------------------------------------------------------------
+
+
+def _field_path(loc: tuple) -> str:
+    """`("body", "search", "products", 3, "price")` → `products[3].price`; the body's own name is dropped."""
+    parts = list(loc)
+    source = str(parts.pop(0)) if parts else ""
+    if source == "body" and parts:
+        parts.pop(0)
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or ("body" if source == "body" else source)
+
+
+def _message(error: dict, field: str) -> str:
+    kind = error.get("type", "")
+    if kind == "missing":
+        return "the request body is required" if field == "body" else f"{field} is required"
+    if kind == "string_pattern_mismatch":
+        if field.endswith("callback_url"):
+            return f"{field} must be an http:// or https:// URL without spaces or control characters"
+        return f"{field} must contain a visible character and no control characters"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return "the request body must be a JSON object" if field == "body" else f"{field} must be a JSON object"
+    return f"{field}: {error.get('msg', 'invalid value')}"
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = []
+    for error in exc.errors[:20]:
+        field = _field_path(tuple(error.get("loc", ())))
+        errors.append({"field": field, "error": _message(error, field)})
+    first = errors[0] if errors else {"field": "body", "error": "invalid request"}
+    return error_response(
+        InvalidRequest(first["error"], field=first["field"], errors=errors if len(errors) > 1 else None)
+    )
+
+
+@api.exception_handler(ApiError)
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error_response(exc)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    if isinstance(exc, AuthenticationError):
+        return error_response(Unauthorized())
+    if exc.status_code == 400 and exc.__cause__ is not None:
+        # ninja reports a body that json.loads refused this way.
+        return error_response(JsonParseFailed(f"the request body is not valid JSON ({type(exc.__cause__).__name__})"))
+    return failure(ResultCode.FAIL, str(exc), status=exc.status_code)
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return error_response(PayloadTooLarge())
+
+
+@api.exception_handler(JobNotFound)
+def _job_not_found(request: HttpRequest, exc: JobNotFound) -> HttpResponse:
+    return failure(ResultCode.LPS_JOB_NOT_FOUND, str(exc), status=404, field="job_id")
+
+
+@api.exception_handler(JobNotDead)
+def _job_not_dead(request: HttpRequest, exc: JobNotDead) -> HttpResponse:
+    return failure(ResultCode.LPS_JOB_NOT_DEAD, str(exc), status=409, field="job_id")
+
+
+@api.exception_handler(DuplicateActiveJob)
+def _duplicate(request: HttpRequest, exc: DuplicateActiveJob) -> HttpResponse:
+    return failure(
+        ResultCode.DB_ALREADY_SAME_KEY, str(exc), status=409, field="job_id", active_job_id=exc.active_job_id
+    )
+
+
+@api.exception_handler(QueueUnavailable)
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def _database_down(request: HttpRequest, exc: Exception) -> HttpResponse:
+    log.warning("API: database unavailable: %s", exc)
+    return failure(ResultCode.DB_RUN_FAILED, "the database is unavailable; try again shortly", status=503)
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return error_response(EndpointNotFound())
+
+
+@api.exception_handler(Exception)
+def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    log.exception("API: unexpected error on %s %s", request.method, request.path)
+    return failure(ResultCode.INTERNAL_EXCEPTION, "internal error", status=500)
+
+
+def endpoint_not_found(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    """Any other path under /v1/lps/."""
+    return error_response(EndpointNotFound())
+
+
+_refuse_other_methods()

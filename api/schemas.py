@@ -1,0 +1,374 @@
+"""The shapes of what the API reads and writes; the OpenAPI document is derived from these.
+
+Requests: unknown fields are ignored (documented in the OpenAPI descriptions) so that clients may send more
+than they must; every known field is checked strictly (no "12" for 12, no true for 1). Responses: fields that
+may be absent are left out rather than sent as null (`SkipJsonSchema[None]` keeps null out of the document).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from django.conf import settings
+from ninja import Field, Schema
+from pydantic import AfterValidator, BaseModel, ConfigDict, StrictInt, StringConstraints
+from pydantic.json_schema import SkipJsonSchema
+
+from jobs.models import Job, JobStatus, JobType, Priority
+from search.models import PriceSnapshot, Product
+
+# At least one visible character and no control characters (PostgreSQL refuses NUL; the rest is noise).
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+# No control characters; may be empty.
+OPTIONAL_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+# The dedupe key "search:<product_code>" has to fit the job table's varchar(200).
+PRODUCT_CODE_MAX = 190
+PRODUCT_NAME_MAX = 500
+ATTRIBUTE_MAX = 200
+CALLBACK_URL_MAX = 2000
+# The largest price any integer column of the project can hold.
+PRICE_MAX = 2_147_483_647
+MAX_PRODUCTS = settings.LPS_API_MAX_PRODUCTS
+
+Omitted = SkipJsonSchema[None]
+
+
+def _strip(value: str) -> str:
+    return value.strip()
+
+
+def _bounded(required: bool, max_length: int) -> Any:
+    pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
+    return Annotated[
+        str,
+        StringConstraints(strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern),
+        AfterValidator(_strip),
+    ]
+
+
+ProductCode = _bounded(True, PRODUCT_CODE_MAX)
+ProductName = _bounded(True, PRODUCT_NAME_MAX)
+Attribute = _bounded(False, ATTRIBUTE_MAX)
+CallbackUrl = Annotated[
+    str,
+    StringConstraints(
+        strict=True, max_length=CALLBACK_URL_MAX, pattern=r"^[hH][tT][tT][pP][sS]?://[^\s\x00-\x1f\x7f]+$"
+    ),
+]
+PriorityName = Literal["high", "normal", "low"]
+StatusName = Literal["PENDING", "RUNNING", "DONE", "DEAD"]
+JobTypeName = Literal["SEARCH", "OUTBOX"]
+
+
+# --- Requests ---------------------------------------------------------------------------------------------
+
+
+class ProductIn(BaseModel):
+    """One product to search. Unknown fields are ignored; null counts as absent for the optional ones."""
+
+    # A plain pydantic model rather than a ninja Schema: ninja's Schema reads attributes of any object, so a
+    # product sent as a string would be reported as missing fields instead of "not an object".
+    model_config = ConfigDict(extra="ignore")
+
+    product_code: ProductCode = Field(description="The client's own product code; one active search per code.")
+    product_name: ProductName = Field(description="The name searched on the marketplace.")
+    model_code: Attribute | None = Field(None, description="Manufacturer model code; sharpens matching.")
+    brand: Attribute | None = Field(None, description="Brand; sharpens matching.")
+    price: StrictInt | None = Field(None, ge=0, le=PRICE_MAX, description="The client's own price in won.")
+    callback_url: CallbackUrl | None = Field(
+        None,
+        description=(
+            "http(s) URL that receives the result as a signed webhook. Hosts resolving to link-local or cloud "
+            "metadata addresses are refused; loopback and private ones unless LPS_ALLOW_PRIVATE_CALLBACKS=true."
+        ),
+    )
+
+
+class SearchIn(BaseModel):
+    """A batch of products; each becomes one SEARCH job. Unknown fields are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    products: list[ProductIn] = Field(..., min_length=1, max_length=MAX_PRODUCTS)
+    priority: PriorityName = Field("normal", description="Queue priority of every job of the batch.")
+
+
+PRIORITIES = {"high": Priority.HIGH, "normal": Priority.NORMAL, "low": Priority.LOW}
+
+
+# --- Responses --------------------------------------------------------------------------------------------
+
+
+class FieldErrorOut(Schema):
+    field: str
+    error: str
+
+
+class ErrorOut(Schema):
+    """Every failure: a non-zero result code, a message and, for bad input, the offending field."""
+
+    result: int = Field(..., description="A non-zero result code (see the API description).")
+    error: str
+    field: str | Omitted = Field(None, description="The offending field, e.g. products[3].price.")
+    errors: list[FieldErrorOut] | Omitted = Field(None, description="Every offending field, when several.")
+    active_job_id: uuid.UUID | Omitted = Field(None, description="The active job that holds the same key (409).")
+
+
+class SearchJobOut(Schema):
+    product_code: str
+    job_id: uuid.UUID
+    duplicate: bool = Field(..., description="True when an active job already searched this product_code.")
+
+
+class SearchAcceptedOut(Schema):
+    result: int = 0
+    jobs: list[SearchJobOut]
+
+
+class JobOut(Schema):
+    job_id: uuid.UUID
+    job_type: JobTypeName
+    status: StatusName
+    priority: int
+    attempts: int
+    max_attempts: int
+    created_at: datetime
+    updated_at: datetime
+    result: dict[str, Any] | Omitted = None
+    last_error: str | Omitted = None
+
+
+class JobEnvelopeOut(Schema):
+    result: int = 0
+    job: JobOut
+
+
+def job_out(job: Job) -> dict:
+    """The §8 shape of a job."""
+    return {
+        "job_id": job.job_id,
+        "job_type": JobType(job.job_type).label,
+        "status": JobStatus(job.status).label,
+        "priority": job.priority,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+        "result": job.result,
+        "last_error": job.last_error,
+    }
+
+
+class OpsSnapshotOut(Schema):
+    pending: int
+    running: int
+    done: int
+    dead: int
+    dead_last_hour: int
+    stuck: int = Field(..., description="RUNNING with an expired lease or for more than 10 minutes.")
+    oldest_pending_seconds: float | Omitted = None
+    deadline_kills_last_hour: int
+    cost_last_hour_usd: float
+    done_last_hour: int
+    done_is_estimate: bool = Field(False, description="DONE is the planner's estimate on very large tables.")
+
+
+class QueueStatsOut(Schema):
+    result: int = 0
+    counts: dict[StatusName, int]
+    snapshot: OpsSnapshotOut
+
+
+class JobRowOut(Schema):
+    job_id: uuid.UUID
+    job_type: JobTypeName
+    status: StatusName
+    priority: int
+    attempts: int
+    max_attempts: int
+    product_code: str | Omitted = None
+    product_name: str | Omitted = None
+    outcome: str | Omitted = Field(None, description="found | not_found, once a SEARCH is DONE.")
+    lowest_price: int | Omitted = None
+    cost_usd: float | Omitted = None
+    error: str | Omitted = Field(None, description="The last error.")
+    created_at: datetime
+    updated_at: datetime
+
+
+class JobPageOut(Schema):
+    result: int = 0
+    total: int
+    page: int
+    page_size: int
+    jobs: list[JobRowOut]
+
+
+def job_row_out(job: Job) -> dict:
+    """A job as an operator's list shows it."""
+    payload = job.payload if isinstance(job.payload, dict) else {}
+    result = job.result if isinstance(job.result, dict) else {}
+    lowest = result.get("lowest") if isinstance(result.get("lowest"), dict) else {}
+    cost = ((result.get("metrics") or {}).get("cost") or {}).get("total_usd") if isinstance(result, dict) else None
+    return {
+        "job_id": job.job_id,
+        "job_type": JobType(job.job_type).label,
+        "status": JobStatus(job.status).label,
+        "priority": job.priority,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "product_code": _text_or_none(payload.get("product_code")),
+        "product_name": _text_or_none(payload.get("product_name")),
+        "outcome": _text_or_none(result.get("outcome")),
+        "lowest_price": lowest.get("price") if isinstance(lowest.get("price"), int) else None,
+        "cost_usd": float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        "error": job.last_error,
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+    }
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class RequeuedOut(Schema):
+    result: int = 0
+    job_id: uuid.UUID
+    status: StatusName
+
+
+class PriceSnapshotOut(Schema):
+    job_id: uuid.UUID | Omitted = None
+    outcome: str
+    price: int | Omitted = None
+    title: str | Omitted = None
+    url: str | Omitted = None
+    seller: str | Omitted = None
+    rocket: bool
+    cost_usd: float
+    captured_at: datetime
+
+
+class ProductOut(Schema):
+    product_code: str
+    product_name: str
+    brand: str | Omitted = None
+    model_code: str | Omitted = None
+    search_count: int = Field(..., description="How many times the product was searched, in total.")
+    last_outcome: str | Omitted = None
+    last_price: int | Omitted = None
+    last_url: str | Omitted = None
+    last_searched_at: datetime | Omitted = None
+    created_at: datetime
+    latest: PriceSnapshotOut | Omitted = Field(None, description="The most recent price snapshot.")
+
+
+class ProductPageOut(Schema):
+    result: int = 0
+    total: int
+    page: int
+    page_size: int
+    products: list[ProductOut]
+
+
+def product_out(product: Product, latest: PriceSnapshot | None) -> dict:
+    """A product with its latest snapshot; empty strings count as absent."""
+    return {
+        "product_code": product.product_code,
+        "product_name": product.product_name,
+        "brand": product.brand or None,
+        "model_code": product.model_code or None,
+        "search_count": product.search_count,
+        "last_outcome": product.last_outcome or None,
+        "last_price": product.last_price,
+        "last_url": product.last_url or None,
+        "last_searched_at": product.last_searched_at,
+        "created_at": product.created_at,
+        "latest": None
+        if latest is None
+        else {
+            "job_id": latest.job_id,
+            "outcome": latest.outcome,
+            "price": latest.price,
+            "title": latest.title or None,
+            "url": latest.url or None,
+            "seller": latest.seller or None,
+            "rocket": latest.rocket,
+            "cost_usd": float(latest.cost_usd),
+            "captured_at": latest.captured_at,
+        },
+    }
+
+
+class HistogramBucketOut(Schema):
+    bucket: str
+    min: int
+    max: int | Omitted = Field(None, description="Exclusive upper bound; absent for the last bucket.")
+    sessions: int
+
+
+class IpSessionOut(Schema):
+    id: int
+    proxy: str
+    started_at: str
+    ended_at: str | Omitted = None
+    requests: int
+    bytes: int
+    end_reason: str | Omitted = None
+
+
+class IpSessionStatsOut(Schema):
+    result: int = 0
+    end_reasons: dict[str, int]
+    histogram: list[HistogramBucketOut]
+    open_sessions: int
+    recent: list[IpSessionOut]
+    fewest_requests_blocked: int | Omitted = Field(
+        None, description="The fewest requests any blocked session made: the baseline for the request budget."
+    )
+    suggested_request_budget: int | Omitted = None
+
+
+class BotHourOut(Schema):
+    hour: str
+    blocks: int
+
+
+class BotEventOut(Schema):
+    id: int
+    detected_at: str
+    kind: str
+    http_status: int | Omitted = None
+    proxy: str
+    query: str
+    url: str
+    requests_in_session: int
+
+
+class BotStatsOut(Schema):
+    result: int = 0
+    per_hour: list[BotHourOut]
+    recent: list[BotEventOut]
+
+
+class CostHourOut(Schema):
+    hour: str
+    jobs: int
+    ai_usd: float
+    proxy_usd: float
+    total_usd: float
+    mean_duration_ms: float
+
+
+class CostStatsOut(Schema):
+    result: int = 0
+    per_hour: list[CostHourOut]
+    total_usd: float
+
+
+class HealthOut(Schema):
+    result: int = 0
+    status: Literal["ok"]

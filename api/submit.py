@@ -1,0 +1,72 @@
+"""Turn a validated search request into SEARCH jobs: callback URLs checked, then one multi-row enqueue."""
+
+from __future__ import annotations
+
+from api.callbacks import CachingResolver, check_callback_url
+from api.exceptions import UnsafeCallbackUrl
+from api.models import ApiClient
+from api.schemas import PRIORITIES, ProductIn, SearchIn
+from jobs import queue
+from jobs.models import JobType
+
+# Each distinct host name is a DNS lookup (up to a few seconds); address literals and localhost cost nothing.
+MAX_RESOLVED_CALLBACK_HOSTS = 10
+MAX_REPORTED_ERRORS = 20
+
+
+class _CountingResolver(CachingResolver):
+    """Refuse a request that names more distinct callback hosts than it is worth resolving."""
+
+    def __call__(self, host: str, port: int) -> list[str]:
+        if (host, port) not in self._answers and len(self._answers) >= MAX_RESOLVED_CALLBACK_HOSTS:
+            raise UnsafeCallbackUrl(
+                f"a request may name at most {MAX_RESOLVED_CALLBACK_HOSTS} distinct callback host names"
+            )
+        return super().__call__(host, port)
+
+
+def search_payload(product: ProductIn, client: ApiClient) -> dict:
+    """The SEARCH payload of one product; absent and empty optional fields are left out."""
+    payload = {"product_code": product.product_code, "product_name": product.product_name}
+    for name in ("brand", "model_code", "callback_url"):
+        value = getattr(product, name)
+        if value:
+            payload[name] = value
+    if product.price is not None:
+        payload["price"] = product.price
+    payload["client_id"] = client.pk
+    return payload
+
+
+def check_callbacks(search: SearchIn) -> None:
+    """Raise UnsafeCallbackUrl naming every refused products[i].callback_url (the first one as `field`)."""
+    resolver = _CountingResolver()
+    errors = []
+    for index, product in enumerate(search.products):
+        if not product.callback_url:
+            continue
+        try:
+            check_callback_url(product.callback_url, resolver=resolver)
+        except UnsafeCallbackUrl as exc:
+            errors.append({"field": f"products[{index}].callback_url", "error": exc.message})
+            if len(errors) >= MAX_REPORTED_ERRORS:
+                break
+    if errors:
+        raise UnsafeCallbackUrl(errors[0]["error"], field=errors[0]["field"], errors=errors)
+
+
+def submit_search(search: SearchIn, client: ApiClient) -> list[queue.Enqueued]:
+    """Enqueue one SEARCH job per product in one statement; nothing is written when a callback is refused."""
+    check_callbacks(search)
+    priority = PRIORITIES[search.priority]
+    return queue.enqueue_many(
+        [
+            queue.NewJob(
+                JobType.SEARCH,
+                search_payload(product, client),
+                priority=priority,
+                dedupe_key=f"search:{product.product_code}",
+            )
+            for product in search.products
+        ]
+    )

@@ -1,0 +1,137 @@
+"""The OUTBOX handler: deliver a finished search to the client's callback_url as a signed webhook.
+
+The body is `{"job_id", "product_code", "result"}` (JSON, no nulls), signed with
+`X-LPS-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with the client's webhook secret>`, and carries
+`Idempotency-Key: <search job id>` so that a receiver can keep exactly one delivery per job whatever the
+retries. Any 2xx ends the job; any other status, a redirect or a timeout raises a retryable error and the queue
+tries again with backoff until the job's attempts are spent (then DEAD, requeueable by an operator).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.client
+import socket
+import ssl
+import time
+
+from django.conf import settings
+
+from api.callbacks import CheckedCallback, check_callback_url
+from api.envelope import dumps
+from api.exceptions import SearchResultNotReady, WebhookRejected, WebhookUndeliverable, WebhookUnreachable
+from api.models import ApiClient
+from jobs import handlers
+from jobs.handlers import JobContext
+from jobs.models import Job, JobStatus, JobType
+from jobs.queue import ClaimedJob
+
+USER_AGENT = "LPS-Webhook/1"
+# The SEARCH handler enqueues its OUTBOX job a moment before the worker records the search result.
+RESULT_WAIT_SECONDS = 5.0
+RESULT_POLL_SECONDS = 0.1
+MAX_ERROR_BODY = 200
+
+
+def sign(body: bytes, secret: str) -> str:
+    """Return the X-LPS-Signature value of `body`."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def webhook_body(search_job_id: str, product_code: str, result: dict | None) -> bytes:
+    """The raw bytes that are signed and sent."""
+    return dumps({"job_id": str(search_job_id), "product_code": product_code, "result": result}).encode()
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """HTTP to an address checked beforehand, with the URL's host in the Host header."""
+
+    def __init__(self, host: str, port: int, *, address: str, timeout: float):
+        super().__init__(host, port, timeout=timeout)
+        self.pinned_address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.pinned_address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to an address checked beforehand; the certificate is verified against the URL's host."""
+
+    def __init__(self, host: str, port: int, *, address: str, timeout: float):
+        self.tls_context = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls_context)
+        self.pinned_address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.pinned_address, self.port), self.timeout)
+        self.sock = self.tls_context.wrap_socket(sock, server_hostname=self.host)
+
+
+def post(callback: CheckedCallback, body: bytes, headers: dict[str, str], *, timeout: float) -> int:
+    """POST `body` to the checked callback without following redirects; return the HTTP status.
+
+    Tries the checked addresses in turn until one accepts the connection. Raises WebhookUnreachable.
+    """
+    connection_class = _PinnedHTTPSConnection if callback.scheme == "https" else _PinnedHTTPConnection
+    last_error: Exception | None = None
+    for address in callback.addresses:
+        connection = connection_class(callback.host, callback.port, address=address, timeout=timeout)
+        try:
+            try:
+                connection.connect()
+            except OSError as exc:
+                last_error = exc
+                continue
+            connection.request("POST", callback.target, body=body, headers=headers)
+            response = connection.getresponse()
+            status = response.status
+            excerpt = response.read(MAX_ERROR_BODY) if not 200 <= status < 300 else b""
+        except (OSError, http.client.HTTPException) as exc:
+            raise WebhookUnreachable(f"{callback.url}: {exc!r}") from exc
+        finally:
+            connection.close()
+        if not 200 <= status < 300:
+            detail = excerpt.decode("utf-8", "replace").strip()
+            raise WebhookRejected(f"{callback.url} answered HTTP {status}: {detail}"[:1000])
+        return status
+    raise WebhookUnreachable(f"{callback.url}: {last_error!r}") from last_error
+
+
+def _finished_search(search_job_id: str, context: JobContext) -> Job:
+    """The search job once it is DONE; wait a moment for a result that is being recorded right now."""
+    waited_until = time.monotonic() + min(RESULT_WAIT_SECONDS, context.remaining() / 2)
+    while True:
+        search = Job.objects.filter(job_id=search_job_id).only("job_id", "status", "result").first()
+        if search is None:
+            raise WebhookUndeliverable(f"the search job {search_job_id} no longer exists")
+        if search.status == JobStatus.DONE:
+            return search
+        if search.status == JobStatus.DEAD:
+            raise WebhookUndeliverable(f"the search job {search_job_id} is DEAD")
+        if time.monotonic() >= waited_until or context.cancelled.wait(RESULT_POLL_SECONDS):
+            raise SearchResultNotReady(f"the search job {search_job_id} is still {JobStatus(search.status).label}")
+
+
+@handlers.register(JobType.OUTBOX, deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS")
+def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
+    """POST a finished search to its callback_url, signed; raise to have the queue retry."""
+    payload = job.payload
+    search_job_id = str(payload["search_job_id"])
+    client = ApiClient.objects.filter(pk=payload.get("client_id")).first()
+    if client is None or not client.is_active:
+        raise WebhookUndeliverable(f"the API client {payload.get('client_id')} is gone or revoked")
+    # Checked again now: the host may resolve elsewhere than at submission (or the settings changed).
+    callback = check_callback_url(str(payload.get("callback_url") or ""))
+    search = _finished_search(search_job_id, context)
+    body = webhook_body(search_job_id, str(payload.get("product_code") or ""), search.result)
+    headers = {
+        "Content-Type": "application/json; charset=utf-8",
+        "User-Agent": USER_AGENT,
+        "X-LPS-Signature": sign(body, client.webhook_secret),
+        "Idempotency-Key": search_job_id,
+        "X-LPS-Delivery-Attempt": str(job.attempt),
+    }
+    timeout = max(1.0, min(settings.LPS_WEBHOOK_TIMEOUT_SECONDS, context.remaining()))
+    status = post(callback, body, headers, timeout=timeout)
+    return {"delivered": True, "http_status": status, "attempt": job.attempt, "search_job_id": search_job_id}

@@ -1,0 +1,236 @@
+"""A corpus of bad requests: each is answered 4xx with a result code, names its field, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from api.codes import ResultCode
+from jobs.models import Job
+from tests.api.conftest import NO_STATIC_ROOT_WARNING, products
+
+pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
+
+ONE = {"product_code": "A1", "product_name": "삼다수 2L"}
+
+
+def with_product(**fields) -> dict:
+    product = {**ONE, **fields}
+    return {"products": [product]}
+
+
+def without(field: str) -> dict:
+    return {"products": [{key: value for key, value in ONE.items() if key != field}]}
+
+
+BAD_BODIES = [
+    # (case id, raw body, expected status, expected code, expected field or None)
+    ("broken JSON", b'{"products": [', 400, ResultCode.JSON_PARSE_ERROR, None),
+    ("not JSON at all", b"products=A1", 400, ResultCode.JSON_PARSE_ERROR, None),
+    ("invalid UTF-8", b'{"products": "\xff\xfe"}', 400, ResultCode.JSON_PARSE_ERROR, None),
+    (
+        "NaN literal",
+        b'{"products": [{"product_code": "A", "product_name": "B", "price": NaN}]}',
+        400,
+        ResultCode.INVALID_REQUEST_DATA,
+        "products[0].price",
+    ),
+    (
+        "integer too long to parse",
+        b'{"products": [{"product_code": "A", "product_name": "B", "price": 1' + b"0" * 5000 + b"}]}",
+        400,
+        ResultCode.JSON_PARSE_ERROR,
+        None,
+    ),
+    ("deeply nested", b"[" * 100_000 + b"]" * 100_000, 400, ResultCode.JSON_PARSE_ERROR, None),
+    ("empty body", b"", 400, ResultCode.INVALID_REQUEST_DATA, "body"),
+    ("JSON array body", b"[]", 400, ResultCode.INVALID_REQUEST_DATA, "body"),
+    ("JSON string body", b'"products"', 400, ResultCode.INVALID_REQUEST_DATA, "body"),
+    ("JSON null body", b"null", 400, ResultCode.INVALID_REQUEST_DATA, None),
+]
+
+BAD_JSON = [
+    ("no products", {}, "products"),
+    ("products is null", {"products": None}, "products"),
+    ("products is an object", {"products": ONE}, "products"),
+    ("products is a string", {"products": "A1"}, "products"),
+    ("empty products", {"products": []}, "products"),
+    ("too many products", {"products": products(1001)}, "products"),
+    ("product is a string", {"products": ["A1"]}, "products[0]"),
+    ("product is null", {"products": [None]}, "products[0]"),
+    ("missing product_code", without("product_code"), "products[0].product_code"),
+    ("missing product_name", without("product_name"), "products[0].product_name"),
+    ("empty product_code", with_product(product_code=""), "products[0].product_code"),
+    ("blank product_name", with_product(product_name="   "), "products[0].product_name"),
+    ("product_code as number", with_product(product_code=123), "products[0].product_code"),
+    ("product_name as list", with_product(product_name=["a"]), "products[0].product_name"),
+    ("product_code too long", with_product(product_code="C" * 191), "products[0].product_code"),
+    ("huge product_name", with_product(product_name="가" * 100_000), "products[0].product_name"),
+    ("NUL in product_code", with_product(product_code="A\u0000B"), "products[0].product_code"),
+    ("NUL in product_name", with_product(product_name="삼다수\u0000"), "products[0].product_name"),
+    ("control char in brand", with_product(brand="x\u0007"), "products[0].brand"),
+    ("newline in model_code", with_product(model_code="SD\n2"), "products[0].model_code"),
+    ("brand too long", with_product(brand="b" * 201), "products[0].brand"),
+    ("brand as number", with_product(brand=5), "products[0].brand"),
+    ("price as string", with_product(price="15000"), "products[0].price"),
+    ("price as float", with_product(price=15000.5), "products[0].price"),
+    ("price as whole float", with_product(price=15000.0), "products[0].price"),
+    ("price as bool", with_product(price=True), "products[0].price"),
+    ("negative price", with_product(price=-1), "products[0].price"),
+    ("price beyond int32", with_product(price=2**31), "products[0].price"),
+    ("price as object", with_product(price={"won": 1}), "products[0].price"),
+    ("unknown priority", {**with_product(), "priority": "urgent"}, "priority"),
+    ("priority as number", {**with_product(), "priority": 1}, "priority"),
+    ("priority in capitals", {**with_product(), "priority": "HIGH"}, "priority"),
+    ("callback_url as number", with_product(callback_url=1), "products[0].callback_url"),
+    ("callback_url file://", with_product(callback_url="file:///etc/passwd"), "products[0].callback_url"),
+    ("callback_url ftp://", with_product(callback_url="ftp://93.184.216.34/x"), "products[0].callback_url"),
+    ("callback_url without scheme", with_product(callback_url="93.184.216.34/hook"), "products[0].callback_url"),
+    (
+        "callback_url metadata IP",
+        with_product(callback_url="http://169.254.169.254/latest/meta-data/"),
+        "products[0].callback_url",
+    ),
+    (
+        "callback_url metadata name",
+        with_product(callback_url="http://metadata.google.internal/computeMetadata/v1/"),
+        "products[0].callback_url",
+    ),
+    ("callback_url link-local IPv6", with_product(callback_url="http://[fe80::1]/hook"), "products[0].callback_url"),
+    (
+        "callback_url IPv4-mapped metadata",
+        with_product(callback_url="http://[::ffff:169.254.169.254]/"),
+        "products[0].callback_url",
+    ),
+    (
+        "callback_url loopback without the setting",
+        with_product(callback_url="http://127.0.0.1:8080/hook"),
+        "products[0].callback_url",
+    ),
+    (
+        "callback_url localhost without the setting",
+        with_product(callback_url="http://localhost/hook"),
+        "products[0].callback_url",
+    ),
+    (
+        "callback_url private without the setting",
+        with_product(callback_url="http://10.0.0.8/hook"),
+        "products[0].callback_url",
+    ),
+    (
+        "callback_url with credentials",
+        with_product(callback_url="https://u:p@93.184.216.34/"),
+        "products[0].callback_url",
+    ),
+    ("callback_url .invalid host", with_product(callback_url="https://hooks.invalid/"), "products[0].callback_url"),
+    (
+        "callback_url too long",
+        with_product(callback_url="https://93.184.216.34/" + "a" * 2000),
+        "products[0].callback_url",
+    ),
+    ("bad product deep in the batch", {"products": [*products(3), {**ONE, "price": -5}]}, "products[3].price"),
+    (
+        "bad callback deep in the batch",
+        {"products": [*products(5), {**ONE, "product_code": "Z", "callback_url": "http://169.254.169.254/"}]},
+        "products[5].callback_url",
+    ),
+]
+
+
+def _assert_refused(response, status: int, code: ResultCode, field: str | None) -> dict:
+    assert response.status_code == status, response.content[:300]
+    body = response.json()
+    assert body["result"] == code
+    assert body["error"]
+    if field is not None:
+        assert body["field"] == field
+    assert Job.objects.count() == 0
+    return body
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "code", "field"), [case[1:] for case in BAD_BODIES], ids=[case[0] for case in BAD_BODIES]
+)
+def test_a_body_that_is_not_a_json_object_is_refused_and_writes_nothing(as_shop, raw, status, code, field):
+    _assert_refused(as_shop.post("/v1/lps/search", raw=raw), status, code, field)
+
+
+@pytest.mark.parametrize(("body", "field"), [case[1:] for case in BAD_JSON], ids=[case[0] for case in BAD_JSON])
+def test_invalid_search_data_is_refused_naming_the_field_and_writes_nothing(as_shop, body, field):
+    _assert_refused(as_shop.post("/v1/lps/search", body), 400, ResultCode.INVALID_REQUEST_DATA, field)
+
+
+def test_one_bad_product_among_many_refuses_the_whole_batch(as_shop):
+    body = {"products": [*products(999), {"product_code": "X", "product_name": "Y", "price": "1"}]}
+    _assert_refused(as_shop.post("/v1/lps/search", body), 400, ResultCode.INVALID_REQUEST_DATA, "products[999].price")
+
+
+def test_every_offending_field_is_listed_when_there_are_several(as_shop):
+    body = {"products": [{"product_code": "", "product_name": "A", "price": -1}]}
+    refused = _assert_refused(as_shop.post("/v1/lps/search", body), 400, ResultCode.INVALID_REQUEST_DATA, None)
+    assert {error["field"] for error in refused["errors"]} == {"products[0].product_code", "products[0].price"}
+
+
+def test_a_body_over_one_megabyte_is_413_and_writes_nothing(as_shop):
+    body = json.dumps({"products": products(1), "padding": "x" * (1024 * 1024)})
+    _assert_refused(as_shop.post("/v1/lps/search", raw=body), 413, ResultCode.HTTP_PAYLOAD_TOO_LARGE, None)
+
+
+@pytest.mark.parametrize(
+    "job_id", ["not-a-uuid", "12345", "0" * 33, "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", "%00", "'; DROP TABLE job;--"]
+)
+def test_a_job_id_that_is_not_a_uuid_is_400_naming_job_id(as_shop, as_operator, job_id):
+    response = as_shop.get(f"/v1/lps/jobs/{job_id}")
+    _assert_refused(response, 400, ResultCode.INVALID_REQUEST_DATA, "job_id")
+    _assert_refused(as_operator.post(f"/v1/lps/jobs/{job_id}/requeue"), 400, ResultCode.INVALID_REQUEST_DATA, "job_id")
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"status": "LOST"}, "status"),
+        ({"page": 0}, "page"),
+        ({"page": "x"}, "page"),
+        ({"page_size": 201}, "page_size"),
+        ({"page_size": -1}, "page_size"),
+        ({"q": "a\x00b"}, "q"),
+        ({"q": "q" * 201}, "q"),
+    ],
+)
+def test_bad_list_parameters_are_400_naming_the_parameter(as_operator, params, field):
+    _assert_refused(as_operator.get("/v1/lps/jobs", **params), 400, ResultCode.INVALID_REQUEST_DATA, field)
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "field"),
+    [
+        ("/v1/lps/products", {"page": "0"}, "page"),
+        ("/v1/lps/products", {"q": "\x01"}, "q"),
+        ("/v1/lps/stats/cost", {"hours": "0"}, "hours"),
+        ("/v1/lps/stats/bot", {"hours": "100000"}, "hours"),
+    ],
+)
+def test_bad_parameters_of_the_other_operator_lists_are_400(as_operator, path, params, field):
+    _assert_refused(as_operator.get(path, **params), 400, ResultCode.INVALID_REQUEST_DATA, field)
+
+
+def test_an_unknown_path_under_the_api_is_404_in_the_envelope(as_shop):
+    _assert_refused(as_shop.get("/v1/lps/nothing-here"), 404, ResultCode.HTTP_NOT_FOUND, None)
+    _assert_refused(as_shop.post("/v1/lps/search/", {"products": products(1)}), 404, ResultCode.HTTP_NOT_FOUND, None)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("GET", "/v1/lps/search", "POST"),
+        ("PUT", "/v1/lps/search", "POST"),
+        ("DELETE", "/v1/lps/jobs/00000000-0000-0000-0000-000000000000", "GET"),
+        ("POST", "/v1/lps/queue/stats", "GET"),
+        ("GET", "/v1/lps/jobs/00000000-0000-0000-0000-000000000000/requeue", "POST"),
+    ],
+)
+def test_a_method_an_endpoint_does_not_take_is_405_with_allow(client, shop, method, path, allowed):
+    response = client.generic(method, path, headers={"X-API-Key": shop.api_key})
+    _assert_refused(response, 405, ResultCode.HTTP_METHOD_NOT_ALLOWED, None)
+    assert response["Allow"] == allowed
