@@ -1,0 +1,369 @@
+"""The Coupang adapter: the search URL and a parser for the result page as Coupang really serves it.
+
+Two markups are read:
+- current: CSS-module class names with hashed suffixes (`ProductUnit_productUnit__Qd6sv`). The hash changes
+  with every deploy, so elements are found by class-name PREFIX, never by the whole class.
+- legacy: `#productList li.search-product`, `.name`, `strong.price-value`, `.search-product__ad-badge`.
+
+Decoys next to the sale price are never taken for it: the original price (in a <del>), the discount rate,
+a unit price such as "(10개당 2,190원)", and cashback ("최대 1,495원 적립").
+
+lxml parses: libxml2's HTML parser recovers from broken markup the way browsers do (unclosed and stray tags,
+bad entities, a truncated tail), so a damaged page still yields the cards it holds.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from django.conf import settings
+from lxml import etree
+from lxml import html as lxml_html
+
+from search.listings import Listing
+from search.sources.base import MarketplaceSource, ParsedPage
+
+logger = logging.getLogger(__name__)
+
+# Current markup: class-name prefixes (module name, local name, and the "__" that precedes the hash).
+CARD_PREFIXES = ("ProductUnit_productUnit__",)
+NAME_PREFIXES = ("ProductUnit_productName",)  # productName__… and productNameV2__…
+IMAGE_PREFIXES = ("ProductUnit_productImage",)
+PRICE_AREA_PREFIXES = ("PriceArea_priceArea__",)
+PRICE_VALUE_PREFIXES = ("Price_priceValue__",)
+AD_MARK_PREFIXES = ("AdMark_adMark__",)
+
+# Class-name fragments (lower case) that mark what must not be read as the sale price.
+UNIT_PRICE_FRAGMENTS = ("unitprice", "unit-price")
+SELLER_FRAGMENTS = ("vendorname", "vendor-name", "sellername", "seller-name")
+
+NO_RESULT_TEXT = "검색결과가없습니다"  # compared with all whitespace removed
+SOLD_OUT_WORDS = ("일시품절", "품절")
+ROCKET_WORDS = ("로켓", "rocket")
+PRODUCT_PATH = re.compile(r"/vp/products/(\d+)")
+AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
+AMOUNT_IN_WON = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)\s*원")
+PARENTHESISED = re.compile(r"\([^()]*\)")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+AKAMAI_REFERENCE = re.compile(r"reference\s*#\s*\d+\.")
+LISTING_URL_PARAMS = ("itemId", "vendorItemId")
+"""Query parameters kept in a listing's URL: they pick the option; the rest is click tracking."""
+
+CHALLENGE_MARKERS = (
+    "sec-if-cpt-container",
+    "_sec/cp_challenge",
+    "ak-challenge",
+    "please wait while we verify",
+    "checking your browser",
+    "pardon our interruption",
+    "challenge-platform",
+)
+CAPTCHA_MARKERS = ("captcha", "보안문자", "자동입력 방지", "자동입력방지", "로봇이 아닙니다")
+RATE_LIMIT_MARKERS = ("too many requests",)
+
+
+class CoupangSource(MarketplaceSource):
+    """Coupang's search: `{base_url}/np/search?q=<query>` and its result page."""
+
+    name = "coupang"
+
+    def __init__(self, base_url: str | None = None):
+        self.base_url = (base_url or settings.LPS_COUPANG_URL).rstrip("/")
+
+    def __repr__(self) -> str:
+        return f"CoupangSource({self.base_url!r})"
+
+    def search_url(self, query: str) -> str:
+        query = " ".join(str(query).split())
+        if not query:
+            raise ValueError("the search query must not be blank")
+        return f"{self.base_url}/np/search?{urlencode({'q': query, 'channel': 'user'})}"
+
+    def parse(self, html: str, *, base_url: str) -> ParsedPage:
+        return parse_result_page(html, base_url=base_url)
+
+
+def parse_result_page(html: str, *, base_url: str) -> ParsedPage:
+    """Read a Coupang result page (current or legacy markup); never raises."""
+    raw = CONTROL_CHARACTERS.sub("", html or "")
+    document = _document(raw)
+    if document is None:
+        return ParsedPage(blocked_kind=_block_kind(raw.lower(), ""))
+    # Scripts hold JSON with the site's messages ("검색결과가 없습니다" among them): read only what is shown.
+    etree.strip_elements(document, "script", "style", "noscript", "template", etree.Comment, with_tail=False)
+
+    cards = list(_current_cards(document))
+    read = _read_current_card
+    if not cards:
+        cards = list(_legacy_cards(document))
+        read = _read_legacy_card
+    listings = []
+    unread = 0
+    for card in cards:
+        listing = read(card, base_url)
+        if listing is None:
+            unread += 1
+        else:
+            listings.append(listing)
+    if unread:
+        logger.warning("coupang: %d of %d product cards could not be read", unread, len(cards))
+    if listings:
+        return ParsedPage(listings=listings, unread_cards=unread)
+    text = "".join(_text_parts(document.find("body") if document.find("body") is not None else document))
+    if NO_RESULT_TEXT in "".join(text.split()):
+        return ParsedPage(empty=True)
+    if unread:
+        return ParsedPage(unread_cards=unread)
+    return ParsedPage(blocked_kind=_block_kind(raw.lower(), " ".join(text.split()).lower()))
+
+
+def _document(raw: str):
+    if not raw.strip():
+        return None
+    parser = lxml_html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+    try:
+        document = lxml_html.document_fromstring(raw.encode("utf-8", "replace"), parser=parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+    return document
+
+
+def _block_kind(raw_lower: str, text_lower: str) -> str:
+    """Name the kind of page that is neither results nor the empty-result message."""
+    if "access denied" in raw_lower and (AKAMAI_REFERENCE.search(raw_lower) or "edgesuite" in raw_lower):
+        return "akamai"
+    if any(marker in raw_lower for marker in CHALLENGE_MARKERS):
+        return "challenge"
+    if any(marker in raw_lower for marker in CAPTCHA_MARKERS):
+        return "captcha"
+    if any(marker in text_lower for marker in RATE_LIMIT_MARKERS):
+        return "rate_limited"
+    return "no_result_list"
+
+
+# --- Element helpers ------------------------------------------------------------------------------------
+
+
+def _classes(element) -> list[str]:
+    return (element.get("class") or "").split()
+
+
+def _has_class_prefix(element, prefixes: Iterable[str]) -> bool:
+    return any(token.startswith(prefix) for token in _classes(element) for prefix in prefixes)
+
+
+def _has_class_fragment(element, fragments: Iterable[str]) -> bool:
+    return any(fragment in token.lower() for token in _classes(element) for fragment in fragments)
+
+
+def _elements(root) -> Iterator:
+    """Every element under `root` (itself included), skipping comments and processing instructions."""
+    for element in root.iter():
+        if isinstance(element.tag, str):
+            yield element
+
+
+def _first(root, predicate):
+    return next((element for element in _elements(root) if predicate(element)), None)
+
+
+def _text_parts(element, skip=()) -> Iterator[str]:
+    """The text under `element`, leaving out the subtrees in `skip` (their tails are kept)."""
+    walker = etree.iterwalk(element, events=("start", "end"))
+    for event, node in walker:
+        if event == "start":
+            if any(node is skipped for skipped in skip):
+                walker.skip_subtree()
+            elif isinstance(node.tag, str) and node.text:
+                yield node.text
+        elif node is not element and node.tail:
+            yield node.tail
+
+
+def _text(element, skip=()) -> str:
+    return " ".join("".join(_text_parts(element, skip)).split())
+
+
+def _inside(element, ancestor_predicate) -> bool:
+    parent = element.getparent()
+    while parent is not None:
+        if ancestor_predicate(parent):
+            return True
+        parent = parent.getparent()
+    return False
+
+
+def _amount(text: str) -> int | None:
+    """The first amount in `text` ("29,900원" → 29900)."""
+    match = AMOUNT.search(text)
+    if not match:
+        return None
+    value = int(match.group(0).replace(",", ""))
+    return value if value > 0 else None
+
+
+def _sale_amount(text: str) -> int | None:
+    """The first amount in won that is not in parentheses nor a per-unit price ("10개당 2,190원")."""
+    text = PARENTHESISED.sub(" ", text)
+    for match in AMOUNT_IN_WON.finditer(text):
+        if text[: match.start()].rstrip().endswith("당"):
+            continue
+        value = int(match.group(1).replace(",", ""))
+        if value > 0:
+            return value
+    return None
+
+
+def _is_decoy_price(element) -> bool:
+    return element.tag == "del" or _has_class_fragment(element, UNIT_PRICE_FRAGMENTS)
+
+
+def _decoys(root) -> list:
+    return [element for element in _elements(root) if element is not root and _is_decoy_price(element)]
+
+
+def _price_from(values: list, area) -> int | None:
+    """The sale price: the first price element outside the decoys, else the first clean amount in `area`."""
+    for value in values:
+        if _inside(value, _is_decoy_price) or _is_decoy_price(value):
+            continue
+        amount = _amount(_text(value, skip=_decoys(value)))
+        if amount is not None:
+            return amount
+    if area is None:
+        return None
+    return _sale_amount(_text(area, skip=_decoys(area)))
+
+
+def _sold_out(card, title_element) -> bool:
+    text = _text(card, skip=[title_element] if title_element is not None else ())
+    return any(word in text for word in SOLD_OUT_WORDS)
+
+
+def _rocket(card, is_thumbnail) -> bool:
+    for image in card.iter("img"):
+        if _inside(image, is_thumbnail) or is_thumbnail(image):
+            continue
+        names = f"{image.get('alt') or ''} {image.get('src') or ''} {image.get('data-src') or ''}".lower()
+        if any(word in names for word in ROCKET_WORDS):
+            return True
+    return False
+
+
+def _seller(card) -> str | None:
+    element = _first(card, lambda element: _has_class_fragment(element, SELLER_FRAGMENTS))
+    if element is None:
+        return None
+    seller = _text(element)
+    for label in ("판매자:", "판매자 :", "판매자"):
+        if seller.startswith(label):
+            seller = seller[len(label) :].strip()
+            break
+    return seller or None
+
+
+def _link_and_id(card, base_url: str, id_attributes: tuple[str, ...]) -> tuple[str | None, str | None]:
+    links = [anchor.get("href") or "" for anchor in card.iter("a")]
+    href = next((link for link in links if PRODUCT_PATH.search(link)), None) or next(
+        (link for link in links if link and not link.startswith(("#", "javascript:"))), None
+    )
+    product_id = None
+    if href:
+        match = PRODUCT_PATH.search(href)
+        product_id = match.group(1) if match else None
+    if product_id is None:
+        product_id = next((card.get(name) for name in id_attributes if (card.get(name) or "").strip()), None)
+    if href:
+        return _listing_url(urljoin(base_url, href.strip())), product_id
+    if product_id:
+        return urljoin(base_url, f"/vp/products/{product_id}"), product_id
+    return None, None
+
+
+def _listing_url(url: str) -> str:
+    """`url` without click-tracking parameters when it is a product page."""
+    parts = urlsplit(url)
+    if not PRODUCT_PATH.search(parts.path):
+        return url
+    kept = [(key, value) for key, value in parse_qsl(parts.query) if key in LISTING_URL_PARAMS]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
+
+
+# --- Current markup -------------------------------------------------------------------------------------
+
+
+def _current_cards(document) -> Iterator:
+    return (element for element in _elements(document) if _has_class_prefix(element, CARD_PREFIXES))
+
+
+def _is_current_thumbnail(element) -> bool:
+    return _has_class_prefix(element, IMAGE_PREFIXES)
+
+
+def _read_current_card(card, base_url: str) -> Listing | None:
+    title_element = _first(card, lambda element: _has_class_prefix(element, NAME_PREFIXES))
+    title = _text(title_element) if title_element is not None else ""
+    if not title:
+        thumbnail = _first(card, _is_current_thumbnail)
+        image = next(thumbnail.iter("img"), None) if thumbnail is not None else None
+        title = " ".join((image.get("alt") or "").split()) if image is not None else ""
+    area = _first(card, lambda element: _has_class_prefix(element, PRICE_AREA_PREFIXES))
+    values = [element for element in _elements(card) if _has_class_prefix(element, PRICE_VALUE_PREFIXES)]
+    price = _price_from(values, area)
+    url, product_id = _link_and_id(card, base_url, ("data-product-id", "data-id"))
+    if not title or price is None or url is None:
+        return None
+    return Listing(
+        title=title,
+        price=price,
+        url=url,
+        product_id=product_id,
+        seller=_seller(card),
+        rocket=_rocket(card, _is_current_thumbnail),
+        sold_out=_sold_out(card, title_element),
+        ad=_first(card, lambda element: _has_class_prefix(element, AD_MARK_PREFIXES)) is not None,
+    )
+
+
+# --- Legacy markup --------------------------------------------------------------------------------------
+
+
+def _legacy_cards(document) -> Iterator:
+    product_list = _first(document, lambda element: element.get("id") == "productList")
+    root = product_list if product_list is not None else document
+    return (element for element in root.iter("li") if "search-product" in _classes(element))
+
+
+def _is_legacy_thumbnail(element) -> bool:
+    classes = _classes(element)
+    return "search-product-wrap-img" in classes or (element.tag == "dt" and "image" in classes)
+
+
+def _read_legacy_card(card, base_url: str) -> Listing | None:
+    title_element = _first(card, lambda element: "name" in _classes(element))
+    title = _text(title_element) if title_element is not None else ""
+    values = [element for element in _elements(card) if "price-value" in _classes(element)]
+    area = _first(card, lambda element: "price-area" in _classes(element) or "price" in _classes(element))
+    price = _price_from(values, area)
+    url, product_id = _link_and_id(card, base_url, ("data-product-id", "id"))
+    if not title or price is None or url is None:
+        return None
+    ad = "search-product__ad" in _classes(card) or (
+        _first(card, lambda element: "search-product__ad-badge" in _classes(element)) is not None
+    )
+    rocket = _rocket(card, _is_legacy_thumbnail) or (
+        _first(card, lambda element: {"badge", "rocket"} <= set(_classes(element))) is not None
+    )
+    return Listing(
+        title=title,
+        price=price,
+        url=url,
+        product_id=product_id,
+        seller=_seller(card),
+        rocket=rocket,
+        sold_out=_sold_out(card, title_element),
+        ad=ad,
+    )
