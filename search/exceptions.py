@@ -20,14 +20,28 @@ class SearchError(Exception):
 class Blocked(SearchError):
     """The marketplace blocked the crawler (HTTP 403/429, a challenge or captcha page, or no result list)."""
 
-    def __init__(self, message: str | None = None, *, kind: str = "blocked", http_status: int | None = None):
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        kind: str = "blocked",
+        http_status: int | None = None,
+        snapshot_path: str | None = None,
+    ):
         super().__init__(message)
         self.kind = kind
         self.http_status = http_status
+        self.snapshot_path = snapshot_path
+        """The page's HTML kept for the operator (a screenshot lies beside it as .png), if one was kept."""
 
 
 class CrawlFailed(SearchError):
     """The browser could not load the search page (navigation error, timeout, crash)."""
+
+    def __init__(self, message: str | None = None, *, snapshot_path: str | None = None):
+        super().__init__(message)
+        self.snapshot_path = snapshot_path
+        """The page's HTML kept for the operator (a screenshot lies beside it as .png), if one was kept."""
 
 
 class BrowserUnavailable(SearchError):

@@ -1,0 +1,406 @@
+"""The crawler against the fake marketplace, in the real Chromium, with IpSession and BotEvent rows in PostgreSQL.
+
+Most tests share one module-wide crawler (starting Chromium costs a second). Its request budget is 1, so every
+fetch opens a fresh IP session whose row belongs to the test that made it (each test's rows roll back).
+Tests that need other limits, threads or a dead browser start their own crawler.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connections
+
+from search.crawler import Crawler
+from search.exceptions import Blocked, BrowserUnavailable, CrawlFailed
+from search.models import BotEvent, IpSession, SessionEndReason
+from search.sources.coupang import CoupangSource
+from tests.fakes.marketplace import FakeListing, render_current
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+
+LISTINGS = [
+    {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630", "price": 189_000, "original_price": 219_000, "rocket": True},
+    {"title": "갤럭시 버즈3 프로 케이스", "price": 9_900, "unit_price_text": "(1개당 9,900원)"},
+    {"title": "갤럭시 버즈3 프로 SM-R630 세트", "price": 179_000, "ad": True},
+    {"title": "갤럭시 버즈3 프로 SM-R630 화이트", "price": 149_000, "sold_out": True},
+]
+QUERY = "갤럭시 버즈3 프로"
+CHROMIUM_EXECUTABLES = {b"chromium", b"chrome", b"chromium-browser", b"google-chrome", b"headless_shell"}
+
+
+def wait_for(predicate, timeout: float = 10.0):
+    """Poll `predicate` until it holds (returning its value) or fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while True:
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        pause.wait(0.05)
+
+
+def chromium_processes(*, main_only: bool = False, besides=()) -> list[int]:
+    """Live Chromium processes descended from this test process, read from /proc (no psutil); `main_only`
+    keeps the browsers' main processes (no --type= switch), `besides` leaves out other crawlers' ones."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if state != "Z":
+            parents[int(entry)] = int(parent)
+
+    def descends(pid: int) -> bool:
+        while pid in parents:
+            pid = parents[pid]
+            if pid == os.getpid():
+                return True
+        return False
+
+    found = []
+    for pid in parents:
+        try:
+            # Chromium rewrites its children's command lines as one space-separated string.
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
+        except OSError:
+            continue
+        if pid in besides or not argv or os.path.basename(argv[0]) not in CHROMIUM_EXECUTABLES:
+            continue
+        if not descends(pid) or (main_only and any(arg.startswith(b"--type=") for arg in argv)):
+            continue
+        found.append(pid)
+    return found
+
+
+@pytest.fixture(autouse=True)
+def snapshot_dir(settings, tmp_path):
+    settings.LPS_SNAPSHOT_DIR = tmp_path / "snapshots"
+    return settings.LPS_SNAPSHOT_DIR
+
+
+@pytest.fixture(scope="module")
+def crawler(django_db_blocker):
+    crawler = Crawler(request_budget=1, navigation_timeout=10.0, worker_id="test-crawler")
+    yield crawler
+    with django_db_blocker.unblock():
+        crawler.close()
+
+
+@pytest.fixture
+def source(fake_marketplace):
+    fake_marketplace.set_results(QUERY, LISTINGS)
+    return CoupangSource(fake_marketplace.base_url)
+
+
+def sessions() -> list[IpSession]:
+    return list(IpSession.objects.order_by("id"))
+
+
+# --- Healthy pages --------------------------------------------------------------------------------------
+
+
+def test_a_result_page_comes_back_parsed_with_its_bytes_counted(crawler, source, fake_marketplace):
+    page = crawler.fetch(source, QUERY)
+
+    assert [(listing.title, listing.price) for listing in page.listings] == [
+        (listing["title"], listing["price"]) for listing in LISTINGS
+    ]
+    assert [listing.title for listing in page.candidates] == [LISTINGS[0]["title"], LISTINGS[1]["title"]]
+    assert page.listings[0].rocket
+    assert not page.empty
+    assert page.proxy_label == "direct"
+    document = len(render_current(QUERY, [FakeListing.from_dict(listing) for listing in LISTINGS]).encode())
+    assert document < page.bytes < fake_marketplace.bytes_served + 4_000  # the stylesheet, script and headers
+    assert page.elapsed_ms > 0
+
+
+def test_a_query_the_marketplace_does_not_know_gives_a_healthy_empty_page(crawler, source, fake_marketplace):
+    page = crawler.fetch(source, "없는 상품 XYZ-000")
+
+    assert page.empty
+    assert page.listings == []
+    assert fake_marketplace.search_queries == ["없는 상품 XYZ-000"]
+
+
+def test_the_adapter_follows_the_coupang_url_setting(crawler, fake_coupang):
+    fake_coupang.set_results("버즈", LISTINGS[:1])
+
+    page = crawler.fetch(CoupangSource(), "버즈")
+
+    assert page.url.startswith(f"{fake_coupang.base_url}/np/search?q=")
+    assert page.listings[0].url.startswith(f"{fake_coupang.base_url}/vp/products/")
+
+
+def test_images_fonts_and_media_never_reach_the_marketplace(crawler, source, fake_marketplace):
+    aborted_before = crawler.counters.get("blocked_requests", 0)
+
+    crawler.fetch(source, QUERY)
+
+    hits = fake_marketplace.resource_hits
+    assert (hits["image"], hits["font"], hits["media"]) == (0, 0, 0)
+    assert hits["search"] == 1
+    assert crawler.counters["blocked_requests"] > aborted_before  # they were asked for, and aborted
+
+
+def test_a_naive_crawler_that_blocks_nothing_pulls_images_and_media_and_many_more_bytes(
+    crawler, source, fake_marketplace
+):
+    lean = crawler.fetch(source, QUERY)
+    fake_marketplace.reset()
+    fake_marketplace.set_results(QUERY, LISTINGS)
+
+    with Crawler(block_resources=False, request_budget=1, worker_id="naive") as naive:
+        heavy = naive.fetch(source, QUERY)
+
+    hits = fake_marketplace.resource_hits
+    assert hits["image"] > 0
+    assert hits["media"] > 0
+    assert heavy.listings == lean.listings
+    assert heavy.bytes > 3 * lean.bytes
+
+
+def test_the_crawler_presents_itself_as_a_korean_desktop_chrome(crawler, source, fake_marketplace):
+    crawler.fetch(source, QUERY)
+
+    [request] = [request for request in fake_marketplace.requests if request.kind == "search"]
+    assert "HeadlessChrome" not in request.headers["user-agent"]
+    assert "Chrome/" in request.headers["user-agent"]
+    assert request.headers["accept-language"].startswith("ko-KR")
+
+
+def test_a_malformed_page_still_yields_its_whole_listings(crawler, source, fake_marketplace):
+    fake_marketplace.set_behaviour(QUERY, "malformed")
+
+    page = crawler.fetch(source, QUERY)
+
+    assert [listing.title for listing in page.listings] == [listing["title"] for listing in LISTINGS[:-1]]
+
+
+# --- Blocks and failures --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "kind", "status"),
+    [
+        ("http_403", "akamai", 403),
+        ("http_429", "http_429", 429),
+        ("captcha", "captcha", 200),
+        ("challenge", "challenge", 200),
+        ("no_result_list", "no_result_list", 200),
+    ],
+)
+def test_a_block_ends_the_session_as_blocked_records_a_bot_event_and_keeps_the_page(
+    crawler, source, fake_marketplace, snapshot_dir, behaviour, kind, status
+):
+    fake_marketplace.set_behaviour(QUERY, behaviour)
+
+    with pytest.raises(Blocked) as caught:
+        crawler.fetch(source, QUERY)
+
+    assert (caught.value.kind, caught.value.http_status) == (kind, status)
+    [session] = sessions()
+    assert session.end_reason == SessionEndReason.BLOCKED
+    assert session.ended_at is not None
+    assert session.requests == 1
+    assert session.bytes > 0
+    [event] = BotEvent.objects.all()
+    assert (event.kind, event.http_status, event.query) == (kind, status, QUERY)
+    assert (event.ip_session_id, event.proxy_label, event.requests_in_session) == (session.pk, "direct", 1)
+    assert event.url == source.search_url(QUERY)
+    kept = Path(event.snapshot_path)
+    assert kept.parent == snapshot_dir
+    assert caught.value.snapshot_path == event.snapshot_path
+    assert "<html" in kept.read_text().lower()
+    assert kept.with_suffix(".png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_page_slower_than_the_timeout_fails_the_fetch_in_time_and_ends_the_session_as_error(
+    crawler, source, fake_marketplace
+):
+    fake_marketplace.set_behaviour(QUERY, "slow", delay_seconds=30)
+    started = time.monotonic()
+
+    with pytest.raises(CrawlFailed, match="did not load within 1s") as caught:
+        crawler.fetch(source, QUERY, timeout=1.0)
+
+    assert time.monotonic() - started < 4
+    [session] = sessions()
+    assert session.end_reason == SessionEndReason.ERROR
+    assert not BotEvent.objects.exists()
+    assert Path(caught.value.snapshot_path).exists()
+
+
+def test_a_server_error_is_a_crawl_failure_not_a_block(crawler, source, fake_marketplace):
+    fake_marketplace.set_behaviour(QUERY, "http_500")
+
+    with pytest.raises(CrawlFailed, match="HTTP 500") as caught:
+        crawler.fetch(source, QUERY)
+
+    assert not isinstance(caught.value, Blocked)
+    assert [session.end_reason for session in sessions()] == [SessionEndReason.ERROR]
+    assert not BotEvent.objects.exists()
+    assert "일시적인 오류" in Path(caught.value.snapshot_path).read_text()
+
+
+def test_a_marketplace_that_cannot_be_reached_is_a_crawl_failure_with_no_bytes_billed(crawler):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    unreachable = CoupangSource(f"http://127.0.0.1:{closed_port}")
+
+    with pytest.raises(CrawlFailed, match="ERR_CONNECTION_REFUSED") as caught:
+        crawler.fetch(unreachable, QUERY)
+
+    assert "Call log" not in str(caught.value)
+    [session] = sessions()
+    assert session.end_reason == SessionEndReason.ERROR
+    assert session.bytes == 0  # Chromium's own error page never crossed the network
+
+
+def test_setting_the_cancel_event_abandons_a_fetch_at_once(crawler, source, fake_marketplace):
+    fake_marketplace.set_behaviour(QUERY, "slow", delay_seconds=30)
+    cancelled = threading.Event()
+    timer = threading.Timer(0.5, cancelled.set)
+    timer.start()
+    started = time.monotonic()
+
+    with pytest.raises(CrawlFailed, match="cancelled"):
+        crawler.fetch(source, QUERY, cancelled=cancelled)
+
+    timer.join()
+    assert time.monotonic() - started < 2
+    assert [session.end_reason for session in sessions()] == [SessionEndReason.ERROR]
+
+
+def test_a_missing_chromium_is_reported_as_browser_unavailable(settings):
+    settings.LPS_CHROMIUM = "/nonexistent/chromium"
+    crawler = Crawler(worker_id="no-browser")
+
+    with pytest.raises(BrowserUnavailable, match="/nonexistent/chromium"):
+        crawler.fetch(CoupangSource("http://127.0.0.1:1"), QUERY)
+
+    crawler.close()
+    assert not IpSession.objects.exists()
+
+
+# --- IP sessions and the browser's life -----------------------------------------------------------------
+
+
+def test_a_session_serves_its_request_budget_then_a_new_one_starts(source):
+    with Crawler(request_budget=2, worker_id="budget") as crawler:
+        pages = [crawler.fetch(source, QUERY) for _ in range(3)]
+
+        rows = sessions()
+        assert [(row.requests, row.end_reason) for row in rows] == [(2, SessionEndReason.BUDGET), (1, None)]
+        assert sum(row.bytes for row in rows) == sum(page.bytes for page in pages)
+        assert {row.worker_id for row in rows} == {"budget"}
+
+    [last] = IpSession.objects.filter(pk=rows[-1].pk)
+    assert last.end_reason == SessionEndReason.SHUTDOWN
+
+
+def test_the_browser_is_recycled_after_its_pages_without_leaking_chromium_processes(source):
+    others = chromium_processes()
+    with Crawler(recycle_after_pages=2, worker_id="recycle") as crawler:
+        for _ in range(3):
+            crawler.fetch(source, QUERY)
+            assert wait_for(lambda: len(chromium_processes(main_only=True, besides=others)) == 1)
+
+        assert crawler.counters["browsers_launched"] == 2
+        assert crawler.counters["browsers_closed"] == 1
+        assert [row.end_reason for row in sessions()] == [SessionEndReason.RECYCLED, None]
+
+    assert wait_for(lambda: chromium_processes(besides=others) == [])
+    assert sessions()[-1].end_reason == SessionEndReason.SHUTDOWN
+
+
+def test_a_browser_that_dies_is_relaunched_and_its_session_ends_as_error(source):
+    others = chromium_processes()
+    with Crawler(worker_id="crash") as crawler:
+        crawler.fetch(source, QUERY)
+        [browser_pid] = chromium_processes(main_only=True, besides=others)
+
+        os.kill(browser_pid, signal.SIGKILL)
+        assert wait_for(lambda: browser_pid not in chromium_processes())
+        page = crawler.fetch(source, QUERY)
+
+        assert len(page.listings) == len(LISTINGS)
+        assert crawler.counters["browsers_launched"] == 2
+        assert sessions()[0].end_reason == SessionEndReason.ERROR
+        assert len(chromium_processes(main_only=True, besides=[*others, browser_pid])) == 1
+
+
+def test_sessions_take_the_proxies_in_turn_and_the_requests_go_through_them(fake_marketplace):
+    fake_marketplace.set_results(QUERY, LISTINGS)
+    proxies = [f"http://127.0.0.1:{fake_marketplace.port}", f"http://user:secret@localhost:{fake_marketplace.port}"]
+    # The fake also answers as a forward proxy, so any host name reaches it through a proxy.
+    source = CoupangSource("http://www.coupang.test")
+
+    with Crawler(proxies=proxies, request_budget=1, worker_id="proxied") as crawler:
+        pages = [crawler.fetch(source, QUERY) for _ in range(3)]
+
+    labels = [f"127.0.0.1:{fake_marketplace.port}", f"localhost:{fake_marketplace.port}"]  # never the password
+    assert [page.proxy_label for page in pages] == [labels[0], labels[1], labels[0]]
+    assert [row.proxy_label for row in sessions()] == [labels[0], labels[1], labels[0]]
+    assert all(request.via_proxy for request in fake_marketplace.requests)
+    assert pages[0].listings[0].url.startswith("http://www.coupang.test/vp/products/")
+
+
+def test_a_closed_crawler_refuses_to_fetch(source):
+    crawler = Crawler(worker_id="closed")
+    crawler.close()
+
+    with pytest.raises(CrawlFailed, match="closed"):
+        crawler.fetch(source, QUERY)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fetches_from_several_threads_run_at_once_and_close_ends_their_sessions_as_shutdown(fake_marketplace):
+    queries = [f"버즈 {n}" for n in range(6)]
+    for n, query in enumerate(queries):
+        fake_marketplace.set_results(query, [{"title": f"버즈 모델 {n}", "price": 10_000 + n}])
+    source = CoupangSource(fake_marketplace.base_url)
+    others = chromium_processes()
+    crawler = Crawler(request_budget=100, worker_id="threads")
+    results: dict[str, int] = {}
+    errors: list[BaseException] = []
+    start = threading.Barrier(3)
+
+    def search(mine: list[str]) -> None:
+        start.wait(timeout=10)
+        try:
+            for query in mine:
+                results[query] = crawler.fetch(source, query).listings[0].price
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()  # this thread's own database connection
+
+    threads = [threading.Thread(target=search, args=(queries[n::3],)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert errors == []
+    assert results == {query: 10_000 + n for n, query in enumerate(queries)}
+    open_sessions = sessions()
+    assert 2 <= len(open_sessions) <= 3  # one per thread that found no idle session
+    assert sum(row.requests for row in open_sessions) == 6
+    assert all(row.end_reason is None for row in open_sessions)
+
+    crawler.close()
+
+    assert {row.end_reason for row in sessions()} == {SessionEndReason.SHUTDOWN}
+    assert wait_for(lambda: chromium_processes(besides=others) == [])
