@@ -106,11 +106,13 @@ def _axis_money(value: float) -> str:
     return f"${value:.2f}" if value >= 0.1 or value == 0 else f"${value:.3f}"
 
 
-def _bucket_of(histogram: list[dict], requests: int) -> int:
+def histogram_position(histogram: list[dict], requests: int) -> float:
+    """Where `requests` falls on the histogram's axis, in buckets: inside its bucket, in proportion."""
     for index, bucket in enumerate(histogram):
-        if requests >= bucket["min"] and (bucket["max"] is None or requests < bucket["max"]):
-            return index
-    return len(histogram) - 1
+        low, high = bucket["min"], bucket["max"]
+        if requests >= low and (high is None or requests < high):
+            return index + (0.5 if high is None else (requests - low + 0.5) / (high - low))
+    return len(histogram) - 0.5
 
 
 def dashboard_context(*, now: datetime | None = None) -> dict:
@@ -131,10 +133,14 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
     configured = settings.LPS_SESSION_REQUEST_BUDGET
     if fewest_blocked is not None:
         markers.append(
-            Marker(_bucket_of(histogram, fewest_blocked), f"first block: {fewest_blocked} req", "marker-block")
+            Marker(histogram_position(histogram, fewest_blocked), f"first block: {fewest_blocked} req", "marker-block")
         )
-        markers.append(Marker(_bucket_of(histogram, suggested), f"suggested budget: {suggested}", "marker-budget"))
-    markers.append(Marker(_bucket_of(histogram, configured), f"configured budget: {configured}", "marker-config"))
+        markers.append(
+            Marker(histogram_position(histogram, suggested), f"suggested budget: {suggested}", "marker-budget")
+        )
+    markers.append(
+        Marker(histogram_position(histogram, configured), f"configured budget: {configured}", "marker-config")
+    )
     day_cost = sum(bucket.total_usd for bucket in per_slot if bucket)
     day_jobs = sum(bucket.jobs for bucket in per_slot if bucket)
     return {
@@ -155,12 +161,14 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
             title="Searches finished per hour",
             labels=labels,
             series=[Series("Searches", [bucket.jobs if bucket else 0 for bucket in per_slot], "bar-jobs")],
+            whole_numbers=True,
             label_every=3,
         ),
         "blocks_chart": bar_chart(
             title="Bot blocks per hour",
             labels=labels,
             series=[Series("Blocks", [blocks.get(slot, 0) for slot in slots], "bar-blocks")],
+            whole_numbers=True,
             label_every=3,
             empty_text="No blocks in the last 24 hours",
         ),
@@ -169,6 +177,7 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
             labels=[bucket["bucket"] for bucket in histogram],
             series=[Series("Sessions", [bucket["sessions"] for bucket in histogram], "bar-sessions")],
             markers=markers,
+            whole_numbers=True,
             empty_text="No finished IP sessions yet",
         ),
         "day_cost": usd(day_cost) or "$0.0000",

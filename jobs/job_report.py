@@ -7,8 +7,6 @@ import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Q
-
 from jobs.models import Job, JobType
 from search.models import BotEvent
 
@@ -197,7 +195,11 @@ def job_report(job: Job) -> JobReport:
 
 
 def bot_events_during(job: Job, *, using: str = "default", limit: int = 20) -> list[BotEvent]:
-    """The detections recorded while the job's last attempt ran, by its worker or for its queries."""
+    """The detections recorded for the job's queries while its last attempt ran.
+
+    Matched on the query, not on the worker: a worker runs several searches at once, but never two of one
+    product (the dedupe key), so a query inside the attempt's time window is this job's own.
+    """
     if job.job_type != JobType.SEARCH or job.run_started_at is None:
         return []
     # A running job's attempt lasts at least until its lease; a finished one ended at its last update.
@@ -207,12 +209,8 @@ def bot_events_during(job: Job, *, using: str = "default", limit: int = 20) -> l
     if isinstance(job.result, dict):
         queries.update(str(r.get("query") or "") for r in job.result.get("rounds") or [] if isinstance(r, dict))
     queries.discard("")
-    by_worker_or_query = Q(query__in=queries)
-    if job.worker_id:
-        by_worker_or_query |= Q(ip_session__worker_id=job.worker_id)
     return list(
         BotEvent.objects.using(using)
-        .filter(by_worker_or_query, detected_at__gte=job.run_started_at, detected_at__lte=until + EVENT_WINDOW_SLACK)
-        .select_related("ip_session")
+        .filter(query__in=queries, detected_at__gte=job.run_started_at, detected_at__lte=until + EVENT_WINDOW_SLACK)
         .order_by("detected_at")[:limit]
     )

@@ -27,9 +27,12 @@ class Series:
 
 @dataclass(frozen=True)
 class Marker:
-    """A dashed vertical line over category `index` with a label (e.g. "first block: 37 requests")."""
+    """A dashed vertical line at `position` with a label (e.g. "first block: 37 req").
 
-    index: int
+    `position` counts categories from the left edge: 2.0 is the left edge of the third bar, 2.5 its middle.
+    """
+
+    position: float
     label: str
     css_class: str
 
@@ -93,13 +96,17 @@ def bar_chart(
     series: Sequence[Series],
     value_format: Callable[[float], str] = _number,
     stacked: bool = True,
+    whole_numbers: bool = False,
     label_every: int = 1,
     markers: Sequence[Marker] = (),
     width: int = 640,
     height: int = 220,
     empty_text: str = "No data yet",
 ) -> SafeString:
-    """Bars per category (stacked series, or side by side), with a y grid, a legend and marker lines."""
+    """Bars per category (stacked series, or side by side), with a y grid, a legend and marker lines.
+
+    `whole_numbers` keeps the y ticks on integers (counts of jobs, blocks, sessions).
+    """
     count = len(labels)
     plot_width, plot_height = width - LEFT - RIGHT, height - TOP - BOTTOM
     totals = [
@@ -108,6 +115,8 @@ def bar_chart(
     ]
     peak = max(totals, default=0)
     step = nice_step(peak / Y_TICKS) if peak > 0 else 1.0
+    if whole_numbers:
+        step = max(1.0, math.ceil(step))
     high = step * max(1, math.ceil(peak / step - 1e-9))
     body = _y_grid(low=0, high=high, step=step, width=width, height=height, value_format=value_format)
     if len(series) > 1:
@@ -138,7 +147,7 @@ def bar_chart(
         f'<line class="baseline" x1="{LEFT}" x2="{width - RIGHT}" y1="{TOP + plot_height}" y2="{TOP + plot_height}"/>'
     )
     for number, marker in enumerate(markers):
-        x = LEFT + (marker.index + 0.5) * slot
+        x = LEFT + marker.position * slot
         anchor = "end" if x > LEFT + plot_width * 0.6 else "start"
         body.append(
             f'<line class="{marker.css_class}" x1="{_number(x)}" x2="{_number(x)}" y1="{TOP}" '

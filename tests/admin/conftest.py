@@ -18,6 +18,12 @@ def _static_without_manifest(settings, tmp_path_factory):
     }
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Logins are part of every admin test; a deliberately slow hash only slows the suite down here.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def snapshot_dir(settings, tmp_path: Path) -> Path:
     folder = tmp_path / "snapshots"

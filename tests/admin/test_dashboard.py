@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from jobs import queue
+from jobs.dashboard import histogram_position
 from jobs.models import Job
 from search.models import SessionEndReason
 from tests.admin import rows
@@ -123,3 +124,18 @@ def test_the_admin_index_and_every_admin_page_link_the_dashboard(admin_client):
     assert "Operations dashboard" in index
     assert f'href="{PAGE}"' in index
     assert f'href="{PAGE}" class="lps-dashboard-link"' in jobs
+
+
+def test_a_histogram_marker_sits_inside_its_bucket_in_proportion():
+    histogram = [
+        {"min": 0, "max": 1},
+        {"min": 1, "max": 5},
+        {"min": 5, "max": 10},
+        {"min": 10, "max": 20},
+        {"min": 500, "max": None},
+    ]
+
+    assert histogram_position(histogram, 0) == 0.5
+    assert histogram_position(histogram, 14) == pytest.approx(3.45)
+    assert histogram_position(histogram, 11) < histogram_position(histogram, 14)
+    assert histogram_position(histogram, 900) == 4.5

@@ -137,6 +137,7 @@ def test_the_job_page_of_a_dead_job_shows_the_error_and_the_failure_snapshot(adm
     session = rows.sessions({rows.SessionEndReason.BLOCKED: [23]})[0]
     job_id = rows.dead("P-700", "다이슨 에어랩")
     event = rows.bot_event(snapshot_dir, query="다이슨 에어랩", session=session)
+    other_product = rows.bot_event(snapshot_dir, query="LG 그램 16", session=session, name="other.html")
 
     response = admin_client.get(change_url(job_id))
 
@@ -147,6 +148,7 @@ def test_the_job_page_of_a_dead_job_shows_the_error_and_the_failure_snapshot(adm
     snapshot = reverse("admin:search_botevent_snapshot", args=["2026-11-30/block.html"])
     assert f'href="{snapshot}"' in html
     assert reverse("admin:search_botevent_change", args=[event.pk]) in html
+    assert reverse("admin:search_botevent_change", args=[other_product.pk]) not in html
 
 
 def test_nothing_in_the_job_admin_changes_a_job_by_editing(admin_client, jobs_of_every_kind):

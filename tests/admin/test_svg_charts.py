@@ -40,7 +40,7 @@ def test_a_marker_is_drawn_over_its_category_with_its_label():
         title="t",
         labels=["0", "1", "2-4"],
         series=[Series("s", [0, 5, 2], "bar")],
-        markers=[Marker(2, "first block: 3 req", "marker-block")],
+        markers=[Marker(2.5, "first block: 3 req", "marker-block")],
         width=300,
     )
 
@@ -62,3 +62,10 @@ def test_the_price_chart_puts_a_dot_per_price_and_a_cross_per_miss():
     assert chart.count('class="miss"') == 1
     assert "2026-11-04 00:00: ₩12,900" in chart
     assert 'class="price-line"' in chart
+
+
+def test_counts_get_whole_number_ticks():
+    chart = bar_chart(title="t", labels=["a", "b"], series=[Series("s", [1, 2], "bar")], whole_numbers=True)
+
+    ticks = [label.split(">")[1] for label in chart.split('class="axis" text-anchor="end"')[1:]]
+    assert [tick.split("<")[0] for tick in ticks] == ["0", "1", "2"]

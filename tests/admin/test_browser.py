@@ -1,0 +1,181 @@
+"""An operator's day in a real headless Chromium against a live server: the dashboard agrees with the database and
+refreshes in place, DEAD jobs are found and requeued, a negative-cache row is deleted. Screenshots of the
+dashboard and of a job page are saved under test-artifacts/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.test.utils import override_settings
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from jobs import queue
+from jobs.models import Job, JobStatus
+from negative_cache.models import NegativeCacheEntry
+from search.models import SessionEndReason
+from tests.admin import rows
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-default-apps",
+]
+PASSWORD = "operator-pw-for-tests"
+WAIT_MS = 15_000
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = os.environ.get("LPS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not executable:
+        pytest.fail("no Chromium: install Debian's chromium or set LPS_CHROMIUM")
+    # Playwright's sync API keeps an event loop on this thread; Django then refuses ORM calls from it unless told
+    # that this thread is not serving async code (it is not: the live server runs in its own thread).
+    ARTIFACTS.mkdir(exist_ok=True)
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=30_000)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(scope="session")
+def admin_server(request, tmp_path_factory):
+    """The live server, started with a static root that exists (whitenoise checks it when it starts)."""
+    with override_settings(STATIC_ROOT=tmp_path_factory.mktemp("live_static_root")):
+        return request.getfixturevalue("live_server")
+
+
+@pytest.fixture
+def operator_page(browser: Browser, admin_server) -> Iterator[Page]:
+    """A logged-in staff operator's tab."""
+    User.objects.create_superuser("operator", "operator@example.test", PASSWORD)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, base_url=admin_server.url)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    page.goto("/admin/login/?next=/admin/")
+    page.fill("#id_username", "operator")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator("#site-name")).to_contain_text("LPS operations")
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def operating_queue(snapshot_dir) -> dict:
+    """A queue in the middle of a day: finished searches, a dead job, live jobs, sessions and a block."""
+    made = {
+        "found": rows.done("P-100", "갤럭시 버즈3 프로", rows.found_result("갤럭시 버즈3 프로", price=189_000)),
+        "not_found": rows.done("P-200", "단종된 무선 이어폰", rows.not_found_result("단종된 무선 이어폰")),
+        "dead": rows.dead("P-400", "비스포크 큐브 냉장고"),
+        "dead_twin": rows.dead("P-410", "LG 스탠바이미"),
+        "running": rows.running("P-500", "LG 그램 16"),
+    }
+    made["twin"] = rows.pending("P-410", "LG 스탠바이미")
+    for number in range(3):
+        rows.pending(f"W-{number}", f"아이패드 에어 {number}")
+    rows.backdate(made["found"], created=timedelta(hours=2), updated=timedelta(minutes=50))
+    blocked = rows.sessions({SessionEndReason.BLOCKED: [14, 31], SessionEndReason.BUDGET: [50, 50, 50, 50]})
+    rows.sessions({SessionEndReason.BUDGET: [3, 7, 22]}, proxy="kr-proxy-2")
+    rows.bot_event(snapshot_dir, query="LG 스탠바이미", session=blocked[0])
+    made["negative"] = rows.negative("P-200")
+    return made
+
+
+def tile_value(page: Page, key: str) -> str:
+    return page.locator(f'[data-tile="{key}"] .value').inner_text().strip()
+
+
+def test_the_dashboard_agrees_with_the_database_and_refreshes_in_place(operator_page: Page, operating_queue):
+    page = operator_page
+    page.goto("/admin/dashboard/?refresh=2")
+    snapshot = queue.snapshot()
+
+    for key in ("pending", "running", "done", "dead", "dead_last_hour", "stuck", "deadline_kills"):
+        assert (
+            tile_value(page, key)
+            == f"{getattr(snapshot, key if key != 'deadline_kills' else 'deadline_kills_last_hour'):,}"
+        )
+    assert tile_value(page, "cost_last_hour") == "$0.0336"
+    expect(page.locator("#lps-sessions svg")).to_contain_text("first block: 14 req")
+    expect(page.locator("#lps-sessions svg")).to_contain_text("suggested budget: 11")
+    page.screenshot(path=str(ARTIFACTS / "admin-dashboard.png"), full_page=True)
+
+    page.evaluate("window.lpsNotReloaded = true")
+    rows.pending("W-9", "새로 들어온 상품")
+    expect(page.locator('[data-tile="pending"] .value')).to_have_text(f"{snapshot.pending + 1:,}", timeout=WAIT_MS)
+    assert page.evaluate("window.lpsNotReloaded") is True
+
+
+def test_an_operator_filters_dead_jobs_and_requeues_one(operator_page: Page, operating_queue):
+    page = operator_page
+    page.goto("/admin/")
+    page.click("text=Operations dashboard")
+    page.click('[data-tile="dead"]')
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
+    page.goto("/admin/jobs/job/")
+    page.locator("#changelist-filter").get_by_role("link", name="DEAD", exact=True).click()
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
+    assert page.locator("#result_list .lps-state").all_inner_texts() == ["DEAD", "DEAD"]
+
+    dead, dead_twin = str(operating_queue["dead"]), str(operating_queue["dead_twin"])
+    page.check(f'input[name="_selected_action"][value="{dead}"]')
+    page.check(f'input[name="_selected_action"][value="{dead_twin}"]')
+    page.select_option('select[name="action"]', "requeue_selected")
+    page.click('button[name="index"]')
+
+    expect(page.locator(".messagelist .success")).to_contain_text(f"Requeued: 1 job: {dead[:8]}")
+    expect(page.locator(".messagelist .warning")).to_contain_text(
+        f"active job holds the same dedupe key: 1 job: {dead_twin[:8]} (active twin {str(operating_queue['twin'])[:8]})"
+    )
+    assert Job.objects.get(job_id=dead).status == JobStatus.PENDING
+    assert Job.objects.get(job_id=dead_twin).status == JobStatus.DEAD
+    page.goto(f"/admin/jobs/job/{dead}/change/")
+    expect(page.locator("#lps-job-state")).to_have_text("PENDING")
+
+    page.goto(f"/admin/jobs/job/{operating_queue['found']}/change/")
+    expect(page.locator("#lps-rounds .lps-verdict")).to_have_count(5)
+    expect(page.locator("#lps-lowest")).to_contain_text("₩189,000")
+    page.screenshot(path=str(ARTIFACTS / "admin-job-page.png"), full_page=True)
+    page.goto(f"/admin/jobs/job/{dead_twin}/change/")
+    snapshot_link = page.locator("#lps-bot-events .lps-snapshot-link")
+    expect(snapshot_link).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "admin-dead-job-page.png"), full_page=True)
+    with page.context.expect_page() as opened:
+        snapshot_link.click()
+    expect(opened.value.locator("h1")).to_have_text("Access Denied")
+
+
+def test_an_operator_deletes_a_negative_cache_row_to_force_a_new_search(operator_page: Page, operating_queue):
+    page = operator_page
+    page.goto("/admin/negative_cache/negativecacheentry/")
+    page.click(f"text={operating_queue['negative']}")
+    page.click("a.deletelink")
+    page.click("input[type=submit]")
+
+    expect(page.locator(".messagelist")).to_contain_text("runs for real")
+    assert not NegativeCacheEntry.objects.filter(key=operating_queue["negative"]).exists()
