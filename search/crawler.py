@@ -163,8 +163,8 @@ class Proxy:
         except ValueError:
             port = -1
         if parts.scheme not in ("http", "https", "socks4", "socks5") or not parts.hostname or port == -1:
-            shown = f"{parts.scheme}://{parts.hostname or ''}" + (f":{parts.port}" if port and port > 0 else "")
-            raise ValueError(f"not a proxy URL (scheme://host:port): {shown}")
+            # Never echo the entry itself: it may hold a password.
+            raise ValueError(f"not a proxy URL (scheme://host:port): {parts.scheme}://{parts.hostname or ''}…")
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         label = f"{host}:{port}" if port else host
         return cls(
