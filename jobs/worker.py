@@ -45,6 +45,8 @@ DB_RETRY_FIRST_SECONDS = 0.25
 DB_RETRY_CAP_SECONDS = 5.0
 # A second signal gives the hand-back of held jobs this long before the process exits anyway.
 HARD_EXIT_SECONDS = 3.0
+# How long a stopping worker waits for its idle handler threads to close their connections.
+THREAD_JOIN_SECONDS = 1.0
 # The listener re-checks for a stop this often while no notification arrives (bounds how long a stop waits).
 LISTEN_TIMEOUT_SECONDS = 0.25
 
@@ -252,6 +254,12 @@ class Worker:
                     lane.inbox.put(None)
             if listener is not None:
                 listener.join(timeout=LISTEN_TIMEOUT_SECONDS + 1)
+            # Idle handler threads close their connections on the way out; one stuck in a stopped or
+            # released handler is left behind (it is a daemon and holds no lease any more).
+            join_until = time.monotonic() + THREAD_JOIN_SECONDS
+            for lane in self.lanes.values():
+                for thread in list(lane.threads):
+                    thread.join(timeout=max(0.0, join_until - time.monotonic()))
             for hook in self._shutdown_hooks:
                 try:
                     hook()

@@ -75,6 +75,7 @@ def threaded_worker(record_path: Path) -> Iterator[Callable[..., ThreadedWorker]
 
     def start(**options) -> ThreadedWorker:
         options.setdefault("poll_interval", 60.0)
+        options.setdefault("grace_seconds", 5.0)
         options.setdefault("shutdown_hooks", [])
         registry = options.pop("registry", None) or scripted_registry(record_path)
         runner = ThreadedWorker(Worker(registry, **options)).start()

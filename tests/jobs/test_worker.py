@@ -7,7 +7,7 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from jobs import queue
@@ -146,10 +146,13 @@ def test_a_job_whose_lease_was_taken_back_is_cancelled_and_its_result_dropped(th
     job = enqueue({"sleep": 30})
     runner = threaded_worker(lease_seconds=0.6)
     wait_until(lambda: status_of(job.job_id) == JobStatus.RUNNING, timeout=5, message="the job to run")
-    # Another party takes the job over: the reaper, after this worker's lease ran out.
-    Job.objects.filter(job_id=job.job_id).update(lease_until=timezone.now() - timedelta(seconds=1))
-    assert [r.job_id for r in queue.reap()] == [job.job_id]
-    thief = queue.claim("someone-else", lease_seconds=60)[0]
+    # Another party takes the job over: the reaper, after this worker's lease ran out, then another worker.
+    # One transaction, so that this worker's heartbeat cannot renew the lease in between, nor this worker
+    # claim the job back.
+    with transaction.atomic():
+        Job.objects.filter(job_id=job.job_id).update(lease_until=timezone.now() - timedelta(seconds=1))
+        assert [r.job_id for r in queue.reap()] == [job.job_id]
+        [thief] = queue.claim("someone-else", lease_seconds=60)
 
     wait_until(
         lambda: "cancelled" in [line["event"] for line in read_records(record_path)],

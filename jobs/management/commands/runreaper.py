@@ -1,0 +1,29 @@
+"""`manage.py runreaper [--once]`: reclaim expired leases, prune old jobs, purge the negative cache."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from jobs.exceptions import QueueUnavailable
+from jobs.reaper import Reaper
+
+
+class Command(BaseCommand):
+    help = "Reclaim jobs whose lease ran out and prune old finished jobs, every LPS_REAPER_INTERVAL seconds."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--once", action="store_true", help="run one pass, print what it did, and exit")
+        parser.add_argument("--interval", type=float, default=None, help="seconds between passes")
+
+    def handle(self, *args, once: bool, interval: float | None, **options):
+        if interval is not None and interval <= 0:
+            raise CommandError("--interval must be positive")
+        reaper = Reaper(interval=interval)
+        if once:
+            try:
+                self.stdout.write(str(reaper.run_once()))
+            except QueueUnavailable as exc:
+                raise CommandError(str(exc)) from exc
+            return
+        reaper.install_signal_handlers()
+        reaper.run()

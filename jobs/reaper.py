@@ -1,0 +1,120 @@
+"""The reaper: reclaim jobs whose lease ran out, prune old finished jobs, purge expired negative-cache rows.
+
+Every step works in bounded batches, so one pass never holds long locks or one huge transaction, and a stop
+request is honoured between batches. Any number of reapers may run at once: reap() skips rows another one
+has locked, and prunes of the same rows simply find them gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError
+
+from jobs import queue
+from jobs.exceptions import QueueUnavailable
+from jobs.models import JobStatus
+from negative_cache import cache as negative_cache
+
+log = logging.getLogger(__name__)
+
+BATCH_SIZE = 500
+# One pass handles at most this many batches per step; what remains waits for the next pass.
+MAX_BATCHES_PER_PASS = 200
+
+
+@dataclass
+class ReaperPass:
+    """What one pass did."""
+
+    requeued: int = 0
+    """Expired leases handed back to PENDING."""
+    dead: int = 0
+    """Expired leases whose attempts were spent (now DEAD)."""
+    pruned_done: int = 0
+    pruned_dead: int = 0
+    purged_negative: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} "
+            f"dead, purged {self.purged_negative} negative-cache rows"
+        )
+
+
+class Reaper:
+    """Run reaper passes every `interval` seconds until stopped."""
+
+    def __init__(
+        self,
+        *,
+        interval: float | None = None,
+        done_retention: timedelta | None = None,
+        dead_retention: timedelta | None = None,
+        batch_size: int = BATCH_SIZE,
+    ):
+        self.interval = float(settings.LPS_REAPER_INTERVAL if interval is None else interval)
+        self.done_retention = done_retention or timedelta(days=settings.LPS_DONE_RETENTION_DAYS)
+        self.dead_retention = dead_retention or timedelta(days=settings.LPS_DEAD_RETENTION_DAYS)
+        if self.interval <= 0 or batch_size < 1:
+            raise ValueError("the interval must be positive and the batch size at least 1")
+        self.batch_size = batch_size
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM/SIGINT end the loop after the batch in progress."""
+        signal.signal(signal.SIGTERM, lambda *_: self.stop())
+        signal.signal(signal.SIGINT, lambda *_: self.stop())
+
+    def run(self) -> int:
+        """Run passes until stopped; return the exit code (0)."""
+        log.info(
+            "reaper: every %.0f s, keeping DONE %s and DEAD %s", self.interval, self.done_retention, self.dead_retention
+        )
+        while not self._stop.is_set():
+            try:
+                outcome = self.run_once()
+            except (QueueUnavailable, DatabaseError) as exc:
+                log.warning("reaper: database unavailable, next pass in %.0f s: %s", self.interval, exc)
+            else:
+                if outcome != ReaperPass():
+                    log.info("reaper: %s", outcome)
+            self._stop.wait(self.interval)
+        log.info("reaper: stopped")
+        return 0
+
+    def run_once(self) -> ReaperPass:
+        """One pass: reclaim every expired lease, then prune and purge in bounded batches."""
+        outcome = ReaperPass()
+        for _ in range(MAX_BATCHES_PER_PASS):
+            reaped = queue.reap(limit=self.batch_size)
+            outcome.requeued += sum(1 for job in reaped if job.status == JobStatus.PENDING)
+            outcome.dead += sum(1 for job in reaped if job.status == JobStatus.DEAD)
+            if len(reaped) < self.batch_size or self._stop.is_set():
+                break
+        outcome.pruned_done = self._drain(
+            lambda: queue.prune(status=JobStatus.DONE, older_than=self.done_retention, limit=self.batch_size)
+        )
+        outcome.pruned_dead = self._drain(
+            lambda: queue.prune(status=JobStatus.DEAD, older_than=self.dead_retention, limit=self.batch_size)
+        )
+        outcome.purged_negative = self._drain(lambda: negative_cache.purge_expired(limit=self.batch_size))
+        return outcome
+
+    def _drain(self, step) -> int:
+        """Repeat a bounded delete until it comes up short (or the pass's budget or a stop ends it)."""
+        total = 0
+        for _ in range(MAX_BATCHES_PER_PASS):
+            deleted = step()
+            total += deleted
+            if deleted < self.batch_size or self._stop.is_set():
+                break
+        return total

@@ -1,0 +1,145 @@
+"""A database restart in the middle of a run: the worker rides it out and every job still finishes once.
+
+The test starts its own PostgreSQL (the embedded binaries, on a free port, data in a temporary folder) so
+that it can stop and start it without disturbing the shared server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from lps_site import embedded_pg
+from tests.jobs.conftest import PROJECT_DIR, wait_until
+from tests.jobs.scripted import read_records, starts_by_job
+
+
+class PrivatePostgres:
+    """A throw-away PostgreSQL server that a test may stop and start at will."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.data = root / "data"
+        self.log = root / "server.log"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.user = embedded_pg._server_user()
+
+    def _as_server(self, args: list[str]) -> None:
+        subprocess.run(
+            args,
+            check=True,
+            capture_output=True,
+            timeout=60,
+            preexec_fn=embedded_pg._as_server_user(self.user, die_with_parent=False),
+        )
+
+    def init(self) -> None:
+        if self.user is not None:
+            os.chown(self.root, self.user.pw_uid, self.user.pw_gid)
+        self._as_server(
+            [embedded_pg._bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync"]
+        )
+
+    def start(self) -> None:
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.data} -c fsync=off -c max_connections=50"
+        self._as_server(
+            [embedded_pg._bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start"]
+        )
+
+    def stop(self) -> None:
+        self._as_server([embedded_pg._bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"])
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PrivatePostgres]:
+    server = PrivatePostgres(Path(tempfile.mkdtemp(prefix="lps-queue-restart-")))
+    server.init()
+    server.start()
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            server.stop()
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
+def _manage(url: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=PROJECT_DIR,
+        env={**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "lps_site.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _enqueue(url: str, count: int, payload: dict) -> list[str]:
+    out = _manage(
+        url, "-m", "tests.jobs.worker_process", "enqueue", "--count", str(count), "--payload", json.dumps(payload)
+    )
+    return json.loads(out)
+
+
+def _statuses(url: str) -> dict[int, int]:
+    try:
+        with psycopg.connect(url, connect_timeout=2) as conn:
+            return dict(conn.execute("SELECT status, count(*) FROM job GROUP BY status").fetchall())
+    except psycopg.OperationalError:
+        return {}
+
+
+def test_a_database_restart_during_a_run_leaves_every_job_finished_exactly_once(
+    private_postgres, worker_process, record_path
+):
+    with psycopg.connect(private_postgres.url(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE lps_restart")
+    url = private_postgres.url("lps_restart")
+    _manage(url, "manage.py", "migrate", "--verbosity", "0")
+    worker = worker_process("--poll-interval", "60", "--outbox-concurrency", "4", url=url)
+    worker.wait_ready()
+    job_ids = _enqueue(url, 8, {"sleep": 1.0})
+    wait_until(lambda: _statuses(url).get(2) == 4, timeout=10, message="four jobs to run")
+
+    private_postgres.stop()
+    wait_until(lambda: "database unavailable" in worker.log(), timeout=10, message="the worker to notice the outage")
+    # The four handlers finish while the database is down; their outcomes wait in the worker.
+    wait_until(
+        lambda: sum(line["event"] == "finish" for line in read_records(record_path)) >= 4,
+        timeout=10,
+        message="the running handlers to finish during the outage",
+    )
+    private_postgres.start()
+
+    wait_until(lambda: _statuses(url) == {3: 8}, timeout=30, interval=0.2, message="all eight jobs to be done")
+    assert "database back" in worker.log()
+    # LISTEN came back too: a new job starts long before the one-minute poll.
+    sent = time.time()
+    [late_id] = _enqueue(url, 1, {"sent_at": sent})
+    wait_until(lambda: _statuses(url) == {3: 9}, timeout=15, interval=0.1, message="the new job to be done")
+    late_start = next(line["t"] for line in read_records(record_path) if line["job_id"] == late_id)
+    assert late_start - sent < 5
+
+    worker.signal(signal.SIGTERM)
+    assert worker.wait() == 0
+    assert starts_by_job(record_path) == dict.fromkeys([*job_ids, late_id], 1)
