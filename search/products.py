@@ -1,0 +1,51 @@
+"""Record what each search of a product concluded: the product's latest outcome and a price snapshot."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Now
+
+from search.listings import ProductQuery
+from search.models import PriceSnapshot, Product
+
+
+def record_search(product: ProductQuery, result: dict, *, job_id: uuid.UUID | None = None) -> PriceSnapshot:
+    """Store one PriceSnapshot for `result` and move the product's search count and last_* fields with it.
+
+    Many workers may finish searches of the same product at once: the count grows by an UPDATE … SET
+    search_count = search_count + 1, never by a read-modify-write.
+    """
+    if not product.product_code:
+        raise ValueError("only a product with a product_code can be recorded")
+    lowest = result.get("lowest") or {}
+    cost = result.get("metrics", {}).get("cost", {}).get("total_usd", 0)
+    with transaction.atomic():
+        row, _ = Product.objects.get_or_create(
+            product_code=product.product_code,
+            defaults={"product_name": product.product_name[:500]},
+        )
+        Product.objects.filter(pk=row.pk).update(
+            product_name=product.product_name[:500],
+            brand=(product.brand or "")[:200],
+            model_code=(product.model_code or "")[:200],
+            search_count=F("search_count") + 1,
+            last_outcome=result["outcome"],
+            last_price=lowest.get("price"),
+            last_url=lowest.get("url", ""),
+            last_searched_at=Now(),
+        )
+        return PriceSnapshot.objects.create(
+            product=row,
+            job_id=job_id,
+            outcome=result["outcome"],
+            price=lowest.get("price"),
+            title=lowest.get("title", "")[:1000],
+            url=lowest.get("url", ""),
+            seller=lowest.get("seller", "")[:500],
+            rocket=bool(lowest.get("rocket", False)),
+            cost_usd=Decimal(str(cost)).quantize(Decimal("0.000001")),
+        )
