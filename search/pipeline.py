@@ -196,11 +196,13 @@ def _round(
         shown["title"] = candidate.title
         shown["price"] = candidate.price
         verdicts.append(shown)
-    shown_round = {"query": query, "kind": kind, "candidates": len(candidates), "matches": len(matches)}
-    if judgement is not None:
-        shown_round["judge"] = judgement.judge
-    shown_round["verdicts"] = verdicts
-    return shown_round
+    return {
+        "query": query,
+        "kind": kind,
+        "candidates": len(candidates),
+        "matches": len(matches),
+        "verdicts": verdicts,
+    }
 
 
 def _result(

@@ -4,6 +4,7 @@ end to end in test_pipeline_live.py)."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -12,8 +13,11 @@ from django.utils import timezone
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
 from negative_cache.models import NegativeCacheEntry
-from search.exceptions import Blocked, LlmBadResponse, LlmUnavailable
+from search.crawler import Crawler
+from search.exceptions import Blocked, CrawlFailed, LlmBadResponse, LlmUnavailable
+from search.handler import run_pipeline
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage, Verdict
+from search.llm import LlmClient
 from search.pipeline import search_product
 
 pytestmark = pytest.mark.django_db
@@ -147,7 +151,6 @@ def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
             "kind": "original",
             "candidates": 1,
             "matches": 1,
-            "judge": "rules",
             "verdicts": [
                 {
                     "index": 0,
@@ -349,3 +352,156 @@ def test_a_product_without_a_name_is_refused_before_anything_runs():
 
     assert shelf.queries == []
     assert cache.lookup("code:X") is None
+
+
+# --- End to end: the real crawler and Chromium on the fake marketplace, the real openai client on the fake
+# --- OpenAI endpoint (or the rules when no key is set) --------------------------------------------------------
+
+LIVE = ProductQuery(product_code="LIVE-1", product_name="로지텍 MX Master 3S 마우스", brand="로지텍", model_code="MX3S")
+LIVE_LISTINGS = [
+    {"title": "로지텍 MX Master 3S 마우스 그래파이트", "price": 139_000, "original_price": 159_000, "rocket": True},
+    {"title": "로지텍 MX Master 3S 마우스 페일그레이", "price": 129_000, "seller": "로지텍코리아"},
+    {"title": "로지텍 MX Master 3S 마우스 (광고)", "price": 99_000, "ad": True},
+    {"title": "로지텍 MX Master 3S 마우스 품절", "price": 89_000, "sold_out": True},
+    {"title": "로지텍 MX Master 3S 마우스 파우치 케이스", "price": 12_000},
+    {"title": "로지텍 MX Master 3S 마우스 블랙", "price": 145_000, "unit_price_text": "(1g당 1,023원)"},
+]
+
+
+@pytest.fixture(scope="module")
+def crawler(django_db_blocker):
+    """One Chromium for the module. A budget of one request per IP session keeps each session (and its
+    IpSession row) inside the test that opened it, so no session outlives a test's database."""
+    crawler = Crawler(request_budget=1, navigation_timeout=5.0)
+    yield crawler
+    with django_db_blocker.unblock():
+        crawler.close()
+
+
+def live_search(product, *, crawler, llm=None, remaining=None):
+    """The pipeline as the handler and the search command bind it: the Coupang adapter, judge and keywords."""
+    return run_pipeline(product, crawler=crawler, llm=llm, remaining=remaining)
+
+
+@pytest.fixture
+def llm(openai_settings):
+    client = LlmClient.from_settings()
+    yield client
+    client.close()
+
+
+@pytest.mark.browser
+def test_live_the_lowest_genuine_price_is_found_past_ads_sold_out_accessories_and_unit_prices(fake_coupang, crawler):
+    fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
+
+    result = live_search(LIVE, crawler=crawler)
+
+    assert result["outcome"] == "found"
+    assert result["lowest"]["price"] == 129_000
+    assert result["lowest"]["seller"] == "로지텍코리아"
+    assert result["lowest"]["url"].startswith(fake_coupang.base_url + "/vp/products/")
+    assert result["rounds"][0]["candidates"] == 4
+    assert fake_coupang.search_queries == [LIVE.product_name]
+    assert result["metrics"]["bytes"] > 0
+    assert_no_nulls(result)
+
+
+@pytest.mark.browser
+def test_live_with_the_llm_one_judge_call_per_round_and_no_keyword_call_when_round_one_finds_it(
+    fake_coupang, crawler, fake_openai, llm
+):
+    fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
+
+    result = live_search(LIVE, crawler=crawler, llm=llm)
+
+    assert result["outcome"] == "found"
+    assert result["lowest"]["price"] == 129_000
+    assert len(fake_openai.judge_requests) == 1
+    assert fake_openai.refine_requests == []
+    prompt, completion = fake_openai.total_usage()
+    assert result["metrics"]["tokens"] == {"input": prompt, "output": completion, "total": prompt + completion}
+    assert result["metrics"]["cost"]["ai_usd"] > 0
+
+
+@pytest.mark.browser
+def test_live_the_keyword_llm_is_asked_once_only_after_a_zero_match_round_and_the_precise_query_finds_it(
+    fake_coupang, crawler, fake_openai, llm
+):
+    fake_coupang.set_results(LIVE.product_name, [{"title": "MX 마우스 전용 파우치 케이스", "price": 9_000}])
+    fake_coupang.set_results("로지텍 MX3S", [{"title": "로지텍 MX Master 3S 마우스 MX3S 블랙", "price": 131_000}])
+
+    result = live_search(LIVE, crawler=crawler, llm=llm)
+
+    assert result["outcome"] == "found"
+    assert result["lowest"]["price"] == 131_000
+    assert fake_coupang.search_queries == [LIVE.product_name, "로지텍 MX3S"]
+    assert [r["kind"] for r in result["rounds"]] == ["original", "precise"]
+    asked = [schema for body in fake_openai.requests for schema in [body["response_format"]["json_schema"]["name"]]]
+    assert asked == ["JudgeAnswer", "RefineAnswer", "JudgeAnswer"]
+
+
+@pytest.mark.browser
+def test_live_not_found_is_cached_and_the_next_search_makes_no_request_and_no_llm_call(
+    fake_coupang, crawler, fake_openai, llm
+):
+    first = live_search(LIVE, crawler=crawler, llm=llm)
+    requests_before, llm_calls_before = len(fake_coupang.requests), len(fake_openai.requests)
+
+    second = live_search(LIVE, crawler=crawler, llm=llm)
+
+    assert first["outcome"] == "not_found"
+    assert [r["kind"] for r in first["rounds"]] == ["original", "precise", "broad"]
+    assert len(fake_openai.refine_requests) == 1
+    assert NegativeCacheEntry.objects.filter(key="code:LIVE-1").exists()
+    assert second["outcome"] == "not_found"
+    assert second["cached"] is True
+    assert len(fake_coupang.requests) == requests_before
+    assert len(fake_openai.requests) == llm_calls_before
+
+
+@pytest.mark.browser
+def test_live_an_expired_cache_row_lets_the_marketplace_be_searched_again(fake_coupang, crawler):
+    cache.remember("code:LIVE-1", ttl=timedelta(hours=24))
+    NegativeCacheEntry.objects.filter(key="code:LIVE-1").update(until=timezone.now() - timedelta(minutes=1))
+    fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
+
+    result = live_search(LIVE, crawler=crawler)
+
+    assert result["outcome"] == "found"
+    assert fake_coupang.search_queries == [LIVE.product_name]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("kind", ["http_403", "captcha"])
+def test_live_a_block_is_a_technical_failure_and_caches_nothing(fake_coupang, crawler, kind):
+    fake_coupang.set_behaviour(None, kind)
+
+    with pytest.raises(Blocked):
+        live_search(LIVE, crawler=crawler)
+
+    assert not NegativeCacheEntry.objects.exists()
+
+
+@pytest.mark.browser
+def test_live_an_llm_outage_is_a_technical_failure_and_caches_nothing(fake_coupang, crawler, fake_openai, llm):
+    fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
+    fake_openai.queue_error(500, times=5)
+
+    with pytest.raises(LlmUnavailable):
+        live_search(LIVE, crawler=crawler, llm=llm)
+
+    assert len(fake_openai.judge_requests) == 2  # the first try and the client's one retry
+    assert not NegativeCacheEntry.objects.exists()
+
+
+@pytest.mark.browser
+def test_live_a_slow_page_past_the_navigation_timeout_is_a_technical_failure(fake_coupang, crawler):
+    fake_coupang.set_behaviour(None, "slow", delay_seconds=30)
+    started = time.monotonic()
+
+    with pytest.raises(CrawlFailed):
+        live_search(LIVE, crawler=crawler, remaining=lambda: 1.0)
+
+    assert time.monotonic() - started < 5
+
+    assert not NegativeCacheEntry.objects.exists()
