@@ -1,5 +1,6 @@
 """Make sure a local operator can log in to the admin, and say how (used by bin/run)."""
 
+import os
 import secrets
 
 from django.conf import settings
@@ -24,4 +25,5 @@ class Command(BaseCommand):
             login = f"user admin, password {PASSWORD_FILE.read_text().strip()}"
         else:
             login = "your superuser (python manage.py createsuperuser makes one)"
-        self.stdout.write(f"LPS admin: http://127.0.0.1:8000/admin/ — log in as {login}")
+        address = os.environ.get("LPS_WEB_BIND", "127.0.0.1:8000")
+        self.stdout.write(f"LPS admin: http://{address}/admin/ — log in as {login}")
