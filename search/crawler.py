@@ -368,8 +368,9 @@ class Crawler:
 
     @property
     def counters(self) -> dict[str, int]:
-        """Totals since start: pages, bytes, blocked_requests (aborted images/media/fonts),
-        browsers_launched, browsers_closed, sessions_opened, sessions_ended."""
+        """Totals since start: pages, bytes, blocked_requests (aborted images, media and fonts; and apart as
+        blocked_image, blocked_media, blocked_font), browsers_launched, browsers_closed, sessions_opened,
+        sessions_ended."""
         with self._lock:
             return dict(self._counters)
 
@@ -640,9 +641,11 @@ class Crawler:
     async def _route(self, route) -> None:
         """Abort images, media and fonts (never needed to read prices, and billed by the proxy)."""
         try:
-            if route.request.resource_type in BLOCKED_RESOURCE_TYPES:
+            resource_type = route.request.resource_type
+            if resource_type in BLOCKED_RESOURCE_TYPES:
                 with self._lock:
                     self._counters["blocked_requests"] += 1
+                    self._counters[f"blocked_{resource_type}"] += 1
                 await route.abort("blockedbyclient")
             else:
                 await route.fallback()
@@ -724,9 +727,9 @@ class Crawler:
                     raise CrawlFailed("the crawler is closed")
                 if self._browser is not None:
                     return self._browser
+            executable = find_chromium(self.chromium_path)
             if self._loop is None:
                 self._start_driver()
-            executable = self.chromium_path or find_chromium()
             try:
                 browser = self._call(
                     self._launch(executable), LAUNCH_TIMEOUT_SECONDS + 5, what=f"launching Chromium at {executable}"

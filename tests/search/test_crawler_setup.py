@@ -13,6 +13,7 @@ from search.exceptions import BrowserUnavailable
 from search.listings import Listing
 from search.models import SessionEndReason
 from search.sources.base import ParsedPage
+from search.sources.coupang import CoupangSource
 
 
 def executable(path: Path) -> Path:
@@ -154,6 +155,16 @@ def test_session_end_reasons_are_named_by_their_labels():
     ]
     with pytest.raises(ValueError, match="unknown session end reason"):
         end_reason("tired")
+
+
+def test_a_crawler_given_a_missing_chromium_fails_before_starting_anything(tmp_path):
+    crawler = Crawler(chromium_path=str(tmp_path / "nowhere" / "chrome"), worker_id="lost")
+
+    with pytest.raises(BrowserUnavailable, match="nowhere/chrome"):
+        crawler.fetch(CoupangSource("http://127.0.0.1:1"), "버즈")
+
+    assert crawler.counters == {}
+    crawler.close()
 
 
 def test_closing_a_crawler_that_never_started_is_harmless_and_can_be_repeated():
