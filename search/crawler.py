@@ -586,19 +586,22 @@ class Crawler:
                     reason = SessionEndReason.ERROR
                 elif browser.retiring:
                     reason = SessionEndReason.RECYCLED
-        if reason is not None:
-            self._end_session(session, reason)
-        elif not session.ended:
-            IpSession.objects.filter(pk=session.record_id).update(requests=session.requests, bytes=session.bytes)
-            with self._lock:
-                keep = not (session.ended or self._closed or browser.retiring or browser.disconnected)
-                if keep:
-                    self._idle.append(session)
-            if not keep:
-                self._end_session(
-                    session, SessionEndReason.ERROR if browser.disconnected else SessionEndReason.RECYCLED
-                )
-        self._release_browser(browser)
+        try:
+            if reason is not None:
+                self._end_session(session, reason)
+            elif not session.ended:
+                IpSession.objects.filter(pk=session.record_id).update(requests=session.requests, bytes=session.bytes)
+                with self._lock:
+                    keep = not (session.ended or self._closed or browser.retiring or browser.disconnected)
+                    if keep:
+                        self._idle.append(session)
+                if not keep:
+                    self._end_session(
+                        session, SessionEndReason.ERROR if browser.disconnected else SessionEndReason.RECYCLED
+                    )
+        finally:
+            # Even when the database fails here, the browser must learn that this page is done.
+            self._release_browser(browser)
 
     def _open_session(self, browser: _Browser) -> _Session:
         with self._lock:
