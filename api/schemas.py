@@ -12,9 +12,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
-from ninja import Field, Schema
-from pydantic import AfterValidator, BaseModel, ConfigDict, StrictInt, StringConstraints
+from ninja import Schema
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
 from jobs.models import Job, JobStatus, JobType, Priority
 from search.models import PriceSnapshot, Product
@@ -48,6 +49,16 @@ def _bounded(required: bool, max_length: int) -> Any:
     ]
 
 
+def _whole_number(value: Any) -> Any:
+    # JSON has one number type: 15000.0 is the integer 15000 (JSON Schema agrees); true is not a number.
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "must be an integer, not a boolean")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Price = Annotated[StrictInt, Field(ge=0, le=PRICE_MAX), BeforeValidator(_whole_number)]
 ProductCode = _bounded(True, PRODUCT_CODE_MAX)
 ProductName = _bounded(True, PRODUCT_NAME_MAX)
 Attribute = _bounded(False, ATTRIBUTE_MAX)
@@ -76,7 +87,7 @@ class ProductIn(BaseModel):
     product_name: ProductName = Field(description="The name searched on the marketplace.")
     model_code: Attribute | None = Field(None, description="Manufacturer model code; sharpens matching.")
     brand: Attribute | None = Field(None, description="Brand; sharpens matching.")
-    price: StrictInt | None = Field(None, ge=0, le=PRICE_MAX, description="The client's own price in won.")
+    price: Price | None = Field(None, description="The client's own price in won.")
     callback_url: CallbackUrl | None = Field(
         None,
         description=(

@@ -114,6 +114,15 @@ def test_search_ignores_unknown_fields_and_strips_surrounding_blanks(as_shop):
     assert Job.objects.get().dedupe_key == "search:X9"
 
 
+def test_a_price_written_as_a_whole_json_number_is_taken_as_that_integer(as_shop):
+    response = as_shop.post(
+        "/v1/lps/search", {"products": [{"product_code": "F1", "product_name": "n", "price": 990.0}]}
+    )
+    assert response.status_code == 202
+    assert Job.objects.get().payload["price"] == 990
+    assert type(Job.objects.get().payload["price"]) is int
+
+
 def test_a_job_reads_back_in_the_spec_shape_with_absent_values_left_out(as_shop):
     job_id = as_shop.post("/v1/lps/search", {"products": products(1)}).json()["jobs"][0]["job_id"]
     body = as_shop.get(f"/v1/lps/jobs/{job_id}").json()
