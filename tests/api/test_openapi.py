@@ -30,9 +30,9 @@ PUBLIC_CALLBACK = "https://93.184.216.34/hook"
 def _without_dns(body):
     if isinstance(body, dict) and isinstance(body.get("products"), list):
         for product in body["products"]:
-            if isinstance(product, dict) and isinstance(product.get("callback_url"), str):
-                if HTTP_URL.match(product["callback_url"]):
-                    product["callback_url"] = PUBLIC_CALLBACK
+            url = product.get("callback_url") if isinstance(product, dict) else None
+            if isinstance(url, str) and HTTP_URL.match(url):
+                product["callback_url"] = PUBLIC_CALLBACK
     return body
 
 
