@@ -7,10 +7,11 @@ so by a `Lost` result. Parameters are always named; nothing here formats values 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -94,6 +95,52 @@ WHERE job.job_id = done.job_id
   AND job.worker_id = %(worker_id)s
   AND job.attempts = done.attempt
 RETURNING job.job_id
+"""
+
+# A worker's steady state in one statement (one commit): finish its held attempts with their results and
+# lease the next due jobs for the slots they free. The finished rows are RUNNING and the claimed ones
+# PENDING, so the two parts never touch the same row; each part keeps its own compare-and-set.
+COMPLETE_AND_CLAIM_SQL = """
+WITH done AS (
+    UPDATE job
+    SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
+    FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
+         AS finished(job_id, attempt, result)
+    WHERE job.job_id = finished.job_id
+      AND job.status = 2
+      AND job.worker_id = %(worker_id)s
+      AND job.attempts = finished.attempt
+    RETURNING job.job_id
+),
+next_jobs AS (
+    SELECT job_id
+    FROM job
+    WHERE status = 1
+      AND run_after <= now()
+      AND job_type = ANY(%(job_types)s::smallint[])
+    ORDER BY priority, created_at
+    LIMIT %(limit)s
+    FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+    UPDATE job
+    SET status = 2,
+        worker_id = %(worker_id)s,
+        lease_until = now() + make_interval(secs => %(lease_seconds)s),
+        run_started_at = now(),
+        attempts = job.attempts + 1,
+        updated_at = now()
+    FROM next_jobs
+    WHERE job.job_id = next_jobs.job_id
+    RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
+              job.max_attempts, job.lease_until, job.created_at
+)
+SELECT true AS finished, job_id, NULL::smallint, NULL::smallint, NULL::jsonb, NULL::varchar, NULL::smallint,
+       NULL::smallint, NULL::timestamptz, NULL::timestamptz
+FROM done
+UNION ALL
+SELECT false, job_id, job_type, priority, payload, dedupe_key, attempts, max_attempts, lease_until, created_at
+FROM claimed
 """
 
 # Fail the held attempt: back to PENDING after a backoff while attempts remain and the error is
@@ -384,6 +431,23 @@ def _execute(sql: str, params: dict | None = None, *, using: str = "default") ->
         raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
 
 
+@contextlib.contextmanager
+def one_transaction(using: str = "default") -> Iterator[None]:
+    """Run several operations in one transaction, so that they cost one commit; all or none take effect.
+
+    A worker writes its outcomes, renews its leases and claims new jobs in one of these: on a durable server
+    the commit's WAL flush costs far more than the statements. Outages surface as QueueUnavailable.
+    """
+    try:
+        with transaction.atomic(using=using):
+            yield
+    except IntegrityError:
+        raise
+    except DatabaseError as exc:
+        connections[using].close_if_unusable_or_obsolete()
+        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+
+
 # --- Operations --------------------------------------------------------------------------------------------
 
 
@@ -453,6 +517,10 @@ def claim(
         CLAIM_SQL,
         {"worker_id": worker_id, "limit": limit, "job_types": types, "lease_seconds": float(lease_seconds)},
     )
+    return _claimed_jobs(rows, worker_id)
+
+
+def _claimed_jobs(rows: Iterable[tuple], worker_id: str) -> list[ClaimedJob]:
     return [
         ClaimedJob(
             job_id=job_id,
@@ -469,6 +537,39 @@ def claim(
         )
         for job_id, job_type, priority, payload, dedupe_key, attempts, max_attempts, lease_until, created_at in rows
     ]
+
+
+def complete_and_claim(
+    finished: Sequence[tuple[ClaimedJob, dict | None]],
+    worker_id: str,
+    *,
+    limit: int,
+    job_types: Iterable[JobType],
+    lease_seconds: float = 60.0,
+) -> tuple[list[Transition], list[ClaimedJob]]:
+    """Finish `worker_id`'s attempts and lease up to `limit` due jobs of `job_types`, in one statement.
+
+    Returns one Transition per finished attempt (in order) and the jobs now leased.
+    """
+    if any(job.worker_id != worker_id for job, _ in finished):
+        raise ValueError("complete_and_claim takes the jobs of one worker")
+    rows = _run(
+        COMPLETE_AND_CLAIM_SQL,
+        {
+            "worker_id": worker_id,
+            "job_ids": [job.job_id for job, _ in finished],
+            "attempts": [job.attempt for job, _ in finished],
+            "results": [Jsonb(result) for _, result in finished],
+            "limit": max(0, limit),
+            "job_types": [int(t) for t in job_types],
+            "lease_seconds": float(lease_seconds),
+        },
+    )
+    moved = {row[1] for row in rows if row[0]}
+    transitions = [
+        Moved(job.job_id, JobStatus.DONE) if job.job_id in moved else Lost(job.job_id) for job, _ in finished
+    ]
+    return transitions, _claimed_jobs((row[1:] for row in rows if not row[0]), worker_id)
 
 
 def complete(job: ClaimedJob, result: dict | None) -> Transition:

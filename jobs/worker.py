@@ -20,8 +20,10 @@ import ctypes
 import enum
 import json
 import logging
+import math
 import os
 import queue as threadqueue
+import re
 import signal
 import threading
 import time
@@ -40,6 +42,8 @@ from jobs.models import JobStatus, JobType
 log = logging.getLogger(__name__)
 
 ERROR_MAX_CHARS = 4000
+# A NUL character as json.dumps writes it (an unescaped backslash, then u0000): jsonb refuses it.
+_ESCAPED_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 # The database is retried after this long at first, doubling up to the cap while it stays down.
 DB_RETRY_FIRST_SECONDS = 0.25
 DB_RETRY_CAP_SECONDS = 5.0
@@ -71,9 +75,11 @@ class _Run:
     job: queue.ClaimedJob
     registration: Registration
     context: JobContext
-    started: float
     lock: threading.Lock = field(default_factory=threading.Lock)
     state: _State = _State.RUNNING
+    started: float | None = None
+    """time.monotonic() when its handler started; None while it waits for a handler thread."""
+    thread: threading.Thread | None = None
     thread_ident: int | None = None
     outcome: _Outcome | None = None
 
@@ -94,27 +100,36 @@ class _Outcome:
 
 
 class _Lane:
-    """The slots and the handler threads of one job type."""
+    """The slots and the handler threads of one job type.
 
-    def __init__(self, job_type: JobType, registration: Registration, concurrency: int):
+    At most `concurrency` handlers run at once; up to `prefetch` more claimed jobs wait in the inbox so
+    that the threads of a light job type never sit idle while the main thread talks to the database.
+    """
+
+    def __init__(self, job_type: JobType, registration: Registration, concurrency: int, prefetch: int):
         self.job_type = job_type
         self.registration = registration
         self.concurrency = concurrency
+        self.prefetch = prefetch
         self.inbox: threadqueue.SimpleQueue[_Run | None] = threadqueue.SimpleQueue()
+        # The threads serving the inbox; one stopped at a deadline leaves the set (it may stay stuck).
         self.threads: set[threading.Thread] = set()
-        self.idle = 0
-        self.idle_lock = threading.Lock()
-        self.running = 0
+        # Runs handed to this lane and not yet collected: waiting in the inbox or running.
+        self.held = 0
         # Claim again at the next turn: set by a NOTIFY for this type, the slow poll, a reconnect.
         self.wanted = True
         # The last claim filled every free slot, so more jobs are probably due.
         self.saturated = False
 
+    @property
+    def free(self) -> int:
+        return self.concurrency + self.prefetch - self.held
+
 
 def format_error(exc: BaseException) -> str:
     """`ExcClass: message`, truncated; messages that already start with the class name keep it once."""
     name = type(exc).__name__
-    message = str(exc)
+    message = str(exc).replace("\x00", "")  # PostgreSQL text cannot hold NUL
     text = message if message.startswith(f"{name}:") or message == name else f"{name}: {message}"
     return text[:ERROR_MAX_CHARS]
 
@@ -142,6 +157,7 @@ class Worker:
         grace_seconds: float | None = None,
         shutdown_hooks: Iterable[Callable[[], None]] | None = None,
         worker_id: str | None = None,
+        prefetch: Mapping[JobType, int] | None = None,
     ):
         registry = handlers.registered() if registry is None else dict(registry)
         concurrency = {
@@ -151,8 +167,12 @@ class Worker:
         for job_type, slots in concurrency.items():
             if slots < 0:
                 raise ValueError(f"{job_type.label} concurrency must be zero or more, not {slots}")
+        # Light OUTBOX jobs are claimed a batch ahead; a heavy SEARCH is never held back from other workers.
+        prefetch = {JobType.SEARCH: 0, JobType.OUTBOX: concurrency[JobType.OUTBOX], **(prefetch or {})}
+        if any(ahead < 0 for ahead in prefetch.values()):
+            raise ValueError("prefetch must be zero or more")
         self.lanes = {
-            job_type: _Lane(job_type, registration, concurrency.get(job_type, 1))
+            job_type: _Lane(job_type, registration, concurrency.get(job_type, 1), prefetch.get(job_type, 0))
             for job_type, registration in registry.items()
             if concurrency.get(job_type, 1) > 0
         }
@@ -276,16 +296,14 @@ class Worker:
             self._enforce_deadlines(now)
             if self._stopping.is_set() and self._grace_ends is None:
                 self._grace_ends = now + self.grace_seconds
+                self._release_unstarted()
             if self._grace_ends is not None and now >= self._grace_ends:
                 self._release_all()
                 return
             claimed_nothing = False
             if now >= self._db_retry_at:
                 try:
-                    self._record(self._unrecorded)
-                    self._heartbeat(now)
-                    if not self._stopping.is_set():
-                        claimed_nothing = self._claim(now)
+                    claimed_nothing = self._sync(now)
                     self._database_back()
                 except QueueUnavailable as exc:
                     self._database_down(exc)
@@ -310,26 +328,58 @@ class Worker:
         if self._unrecorded:
             database_moments.append(now)
         moments.extend(max(moment, self._db_retry_at) for moment in database_moments)
-        return max(0.0, min(moments, default=now + self.poll_interval) - now)
+        # Runs waiting for a thread have no deadline yet (infinity); the poll interval bounds any wait.
+        return max(0.0, min(min(moments, default=math.inf) - now, self.poll_interval))
 
     # --- Claiming and dispatching --------------------------------------------------------------------------
 
-    def _claim(self, now: float) -> bool:
-        """Claim for every lane with free slots that may have work; return True when a full pass found none."""
-        if now >= self._next_poll:
-            self._next_poll = now + self.poll_interval
-            for lane in self.lanes.values():
-                lane.wanted = True
-        asked = found = 0
-        for lane in self.lanes.values():
-            free = lane.concurrency - lane.running
-            if free <= 0 or not (lane.wanted or lane.saturated or self.burst):
-                continue
-            # Cleared before the query: a NOTIFY that arrives during it asks for another claim.
-            lane.wanted = False
-            jobs = queue.claim(self.worker_id, limit=free, job_types=[lane.job_type], lease_seconds=self.lease_seconds)
-            lane.saturated = len(jobs) == free
-            asked += 1
+    def _sync(self, now: float) -> bool:
+        """Write the outcomes, renew the leases and claim for the free slots, all in one commit.
+
+        On a durable server the commit's WAL flush, not the statements, is what a worker waits for, so the
+        steady state (successes, one lane to refill) is one statement and anything else one transaction.
+        Nothing is acted on before the commit. Return True when every lane was asked and none had work.
+        """
+        outcomes = list(self._unrecorded)
+        renewing = self._leases_to_renew(now)
+        asking = [] if self._stopping.is_set() else self._lanes_to_claim_for(now)
+        if not outcomes and renewing is None and not asking:
+            return False
+        claimed: list[tuple[_Lane, list[queue.ClaimedJob]]] = []
+        if renewing is None and len(asking) <= 1 and all(outcome.succeeded for outcome in outcomes):
+            # The steady state: successes and one lane's claim, in one statement.
+            lane, free = asking[0] if asking else (None, 0)
+            transitions, jobs = queue.complete_and_claim(
+                [(outcome.job, outcome.result) for outcome in outcomes],
+                self.worker_id,
+                limit=free,
+                job_types=[lane.job_type] if lane else [],
+                lease_seconds=self.lease_seconds,
+            )
+            self._written(list(zip(outcomes, transitions, strict=True)))
+            if lane is not None:
+                claimed.append((lane, jobs))
+            return self._dispatch_claimed(now, claimed, asked=len(asking))
+        with queue.one_transaction():
+            written = self._write_outcomes(outcomes)
+            still_held = (
+                queue.renew_leases(self.worker_id, renewing, lease_seconds=self.lease_seconds) if renewing else set()
+            )
+            for lane, free in asking:
+                jobs = queue.claim(
+                    self.worker_id, limit=free, job_types=[lane.job_type], lease_seconds=self.lease_seconds
+                )
+                claimed.append((lane, jobs))
+        self._written(written)
+        if renewing is not None:
+            self._renewed(now, renewing, still_held)
+        return self._dispatch_claimed(now, claimed, asked=len(asking))
+
+    def _dispatch_claimed(self, now: float, claimed: list[tuple[_Lane, list[queue.ClaimedJob]]], *, asked: int) -> bool:
+        """Hand the committed claims to the handler threads; True when every lane was asked and none had work."""
+        found = 0
+        for lane, jobs in claimed:
+            lane.saturated = len(jobs) == lane.free
             found += len(jobs)
             for job in jobs:
                 self._dispatch(lane, job)
@@ -337,23 +387,38 @@ class Worker:
             self._next_heartbeat = now + self.lease_seconds / 3
         return asked == len(self.lanes) and found == 0
 
+    def _lanes_to_claim_for(self, now: float) -> list[tuple[_Lane, int]]:
+        """The lanes with free slots that may have work, and how many jobs each can take."""
+        if now >= self._next_poll:
+            self._next_poll = now + self.poll_interval
+            for lane in self.lanes.values():
+                lane.wanted = True
+        asking = []
+        for lane in self.lanes.values():
+            free = lane.free
+            if free <= 0 or not (lane.wanted or lane.saturated or self.burst):
+                continue
+            # Cleared before the query: a NOTIFY that arrives during it asks for another claim.
+            lane.wanted = False
+            asking.append((lane, free))
+        return asking
+
     def _dispatch(self, lane: _Lane, job: queue.ClaimedJob) -> None:
-        started = time.monotonic()
-        context = JobContext(worker_id=self.worker_id, deadline=started + lane.registration.deadline_seconds)
-        run = _Run(job=job, registration=lane.registration, context=context, started=started)
+        # The deadline starts with the handler, not while the job waits for a thread.
+        run = _Run(job=job, registration=lane.registration, context=JobContext(self.worker_id, deadline=math.inf))
         self._running[job.job_id] = run
-        lane.running += 1
-        with lane.idle_lock:
-            spawn = lane.idle == 0
-            if not spawn:
-                lane.idle -= 1
-        if spawn:
+        lane.held += 1
+        lane.inbox.put(run)
+        self._staff(lane)
+
+    def _staff(self, lane: _Lane) -> None:
+        """Start handler threads until the lane has one per held job, up to its concurrency."""
+        while len(lane.threads) < min(lane.concurrency, lane.held):
             thread = threading.Thread(
                 target=self._handler_thread, args=(lane,), name=f"lps-{lane.job_type.label.lower()}", daemon=True
             )
             lane.threads.add(thread)
             thread.start()
-        lane.inbox.put(run)
 
     def _handler_thread(self, lane: _Lane) -> None:
         try:
@@ -369,12 +434,12 @@ class Worker:
                     pass
                 try:
                     if run.state is _State.STOPPED and run.thread_ident is not None:
-                        # Withdraw a stop still pending for this thread so that it cannot hit the next job.
+                        # Withdraw a stop still pending for this thread; a thread was started in its place
+                        # when it was stopped, so this one ends here.
                         _raise_in_thread(run.thread_ident, None)
+                        return
                 except JobDeadlineExceeded:
-                    pass
-                with lane.idle_lock:
-                    lane.idle += 1
+                    return
         finally:
             lane.threads.discard(threading.current_thread())
             connections.close_all()
@@ -382,9 +447,17 @@ class Worker:
     def _execute(self, run: _Run) -> None:
         job = run.job
         with run.lock:
-            if run.state is not _State.RUNNING:
-                return
-            run.thread_ident = threading.get_ident()
+            if run.state is _State.RUNNING:
+                run.thread = threading.current_thread()
+                run.thread_ident = threading.get_ident()
+                run.started = time.monotonic()
+                run.context.deadline = run.started + run.registration.deadline_seconds
+        if run.thread_ident is None:
+            if run.state is _State.LOST:
+                # Its lease went while it waited: the main thread frees its slot.
+                self._finished.put(run)
+                self._wake.set()
+            return  # released at shutdown: the main thread has freed its slot already
         log.info("start %s %s attempt %d/%d", job.job_type.label, job.job_id, job.attempt, job.max_attempts)
         close_old_connections()
         try:
@@ -392,9 +465,11 @@ class Worker:
             if result is not None and not isinstance(result, dict):
                 raise InvalidJobResult(f"the handler returned a {type(result).__name__}, not a dict")
             try:
-                json.dumps(result)
+                encoded = json.dumps(result, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 raise InvalidJobResult(f"the handler's result is not JSON: {exc}") from exc
+            if _ESCAPED_NUL.search(encoded):
+                raise InvalidJobResult("the handler's result holds a NUL character, which jsonb refuses")
             outcome = _Outcome(job, result=result)
         except Exception as exc:
             outcome = _Outcome(job, error=format_error(exc), retryable=getattr(exc, "retryable", True))
@@ -415,7 +490,7 @@ class Worker:
             if self._running.pop(run.job.job_id, None) is not run:
                 # Stopped at its deadline: the slot was freed and the attempt failed then.
                 continue
-            self.lanes[run.job.job_type].running -= 1
+            self.lanes[run.job.job_type].held -= 1
             if run.state is _State.FINISHED and run.outcome is not None:
                 self._unrecorded.append(run.outcome)
             elif run.state is _State.LOST:
@@ -428,7 +503,7 @@ class Worker:
 
     def _free_slot(self, run: _Run) -> None:
         if self._running.pop(run.job.job_id, None) is run:
-            self.lanes[run.job.job_type].running -= 1
+            self.lanes[run.job.job_type].held -= 1
 
     # --- Deadlines, heartbeat, recording -------------------------------------------------------------------
 
@@ -444,6 +519,9 @@ class Worker:
                 continue  # it finished just now; collected at the next turn
             run.context.cancelled.set()
             self._free_slot(run)
+            # Its thread may stay stuck (in C code, say): another takes its place for the jobs waiting.
+            self.lanes[run.job.job_type].threads.discard(run.thread)
+            self._staff(self.lanes[run.job.job_type])
             deadline = run.registration.deadline_seconds
             log.warning(
                 "deadline %s %s attempt %d: stopped after %.0f s",
@@ -459,19 +537,23 @@ class Worker:
                         error=f"JobDeadlineExceeded: the {run.job.job_type.label} handler ran past its "
                         f"{deadline:g} s deadline and was stopped",
                         retryable=JobDeadlineExceeded.retryable,
-                        elapsed=now - run.started,
+                        elapsed=now - (run.started or now),
                     )
                 )
 
-    def _heartbeat(self, now: float) -> None:
+    def _leases_to_renew(self, now: float) -> list[queue.ClaimedJob] | None:
+        """The attempts whose leases are due for renewal (None when the heartbeat is not due)."""
         if self._next_heartbeat is None or now < self._next_heartbeat:
-            return
+            return None
         held = [run.job for run in self._running.values() if run.state is _State.RUNNING]
         held += [outcome.job for outcome in self._unrecorded]
         if not held:
             self._next_heartbeat = None
-            return
-        still_held = queue.renew_leases(self.worker_id, held, lease_seconds=self.lease_seconds)
+            return None
+        return held
+
+    def _renewed(self, now: float, held: list[queue.ClaimedJob], still_held: set) -> None:
+        """Tell the handlers whose lease is gone; drop outcomes that can no longer be written."""
         self._next_heartbeat = now + self.lease_seconds / 3
         for job in held:
             if job.job_id in still_held:
@@ -489,24 +571,34 @@ class Worker:
                 )
 
     def _record(self, outcomes: list[_Outcome]) -> None:
-        """Write outcomes (successes in one statement); those written leave self._unrecorded."""
+        """Write outcomes in a transaction of their own (at shutdown)."""
         if not outcomes:
             return
-        outcomes = list(outcomes)
+        with queue.one_transaction():
+            written = self._write_outcomes(outcomes)
+        self._written(written)
+
+    @staticmethod
+    def _write_outcomes(outcomes: list[_Outcome]) -> list[tuple[_Outcome, queue.Transition]]:
+        """Write outcomes: the successes in one statement, each failure in its own."""
         successes = [outcome for outcome in outcomes if outcome.succeeded]
+        written = []
         if successes:
             transitions = queue.complete_many([(outcome.job, outcome.result) for outcome in successes])
-            for outcome, transition in zip(successes, transitions, strict=True):
-                self._forget(outcome)
-                self._log_transition(outcome, transition)
-        for outcome in [outcome for outcome in outcomes if not outcome.succeeded]:
-            transition = queue.fail(outcome.job, outcome.error, retryable=outcome.retryable)
-            self._forget(outcome)
-            self._log_transition(outcome, transition)
+            written += zip(successes, transitions, strict=True)
+        for outcome in outcomes:
+            if not outcome.succeeded:
+                written.append((outcome, queue.fail(outcome.job, outcome.error, retryable=outcome.retryable)))
+        return written
 
-    def _forget(self, outcome: _Outcome) -> None:
-        with contextlib.suppress(ValueError):
-            self._unrecorded.remove(outcome)
+    def _written(self, written: list[tuple[_Outcome, queue.Transition]]) -> None:
+        """Once committed: the outcomes leave memory, and each gets its log line."""
+        if not written:
+            return
+        done = {id(outcome) for outcome, _ in written}
+        self._unrecorded = [outcome for outcome in self._unrecorded if id(outcome) not in done]
+        for outcome, transition in written:
+            self._log_transition(outcome, transition)
 
     @staticmethod
     def _log_transition(outcome: _Outcome, transition: queue.Transition) -> None:
@@ -540,6 +632,16 @@ class Worker:
                 outcome.error,
             )
 
+    def _release_unstarted(self) -> None:
+        """A stop was asked: hand back at once the claimed jobs that no handler has started."""
+        for run in list(self._running.values()):
+            with run.lock:
+                if run.state is not _State.RUNNING or run.thread_ident is not None:
+                    continue
+                run.state = _State.RELEASED
+            self._free_slot(run)
+            self._release(run)
+
     def _release_all(self) -> None:
         """The grace period is over: hand back what still runs and make a last try at the outcomes."""
         for run in list(self._running.values()):
@@ -548,20 +650,7 @@ class Worker:
                     continue
                 run.state = _State.RELEASED
             run.context.cancelled.set()
-            try:
-                transition = queue.release(run.job)
-            except QueueUnavailable as exc:
-                log.warning(
-                    "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
-                )
-                continue
-            log.info(
-                "released %s %s attempt %d (%s)",
-                run.job.job_type.label,
-                run.job.job_id,
-                run.job.attempt,
-                "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
-            )
+            self._release(run)
         try:
             self._record(self._unrecorded)
         except QueueUnavailable as exc:
@@ -570,6 +659,22 @@ class Worker:
                 len(self._unrecorded),
                 exc,
             )
+
+    def _release(self, run: _Run) -> None:
+        try:
+            transition = queue.release(run.job)
+        except QueueUnavailable as exc:
+            log.warning(
+                "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
+            )
+            return
+        log.info(
+            "released %s %s attempt %d (%s)",
+            run.job.job_type.label,
+            run.job.job_id,
+            run.job.attempt,
+            "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
+        )
 
     # --- The database going away and coming back -----------------------------------------------------------
 

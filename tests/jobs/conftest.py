@@ -107,7 +107,7 @@ class WorkerProcess:
     def worker_id(self) -> str:
         return self.ready_file.read_text()
 
-    def wait_ready(self, timeout: float = 20) -> str:
+    def wait_ready(self, timeout: float = 60) -> str:
         wait_until(
             lambda: self.ready_file.exists() or self.popen.poll() is not None,
             timeout=timeout,
@@ -119,7 +119,7 @@ class WorkerProcess:
     def signal(self, signum: int) -> None:
         self.popen.send_signal(signum)
 
-    def wait(self, timeout: float = 20) -> int:
+    def wait(self, timeout: float = 60) -> int:
         try:
             return self.popen.wait(timeout)
         except subprocess.TimeoutExpired:

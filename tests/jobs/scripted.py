@@ -11,7 +11,8 @@ Payload keys (all optional):
   stops it);
 - `fail_attempts`: raise a retryable ScriptedFailure while the attempt number is at most this;
 - `permanent`: raise a non-retryable PermanentFailure;
-- `bad_result`: return something that is not JSON.
+- `bad_result`: return something jsonb cannot hold (`object`, `nul` or `nan`);
+- `result`: return this instead of the usual summary.
 """
 
 from __future__ import annotations
@@ -102,8 +103,11 @@ def scripted_handler(record_path: Path):
             record(record_path, "failed", job, context)
             raise
         record(record_path, "finish", job, context)
+        bad_results = {"object": {"not json": object()}, "nul": {"title": "a\x00b"}, "nan": {"price": float("nan")}}
         if payload.get("bad_result"):
-            return {"not json": object()}
+            return bad_results[payload["bad_result"]]
+        if "result" in payload:
+            return payload["result"]
         return {"worker_id": context.worker_id, "attempt": job.attempt, "pid": os.getpid()}
 
     return handle

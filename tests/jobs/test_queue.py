@@ -261,6 +261,51 @@ def test_complete_many_refuses_jobs_of_several_workers():
         queue.complete_many([(one, {}), (other, {})])
 
 
+def test_complete_and_claim_finishes_the_held_attempts_and_leases_the_next_jobs_in_one_statement():
+    queue.enqueue_many([new({"n": n}) for n in range(5)])
+    first, second = queue.claim("w1", limit=2)
+    queue.release(second)
+
+    transitions, claimed = queue.complete_and_claim(
+        [(first, {"ok": 1}), (second, {"ok": 2})], "w1", limit=2, job_types=[JobType.OUTBOX], lease_seconds=30
+    )
+
+    assert transitions == [queue.Moved(first.job_id, JobStatus.DONE), queue.Lost(second.job_id)]
+    assert len(claimed) == 2
+    assert {job.worker_id for job in claimed} == {"w1"}
+    assert all(isinstance(job.payload, dict) for job in claimed)
+    assert row(first.job_id).result == {"ok": 1}
+    assert {row(job.job_id).status for job in claimed} == {JobStatus.RUNNING}
+
+
+def test_complete_and_claim_claims_only_the_job_types_asked_for_and_nothing_with_limit_zero():
+    queue.enqueue_many([new(job_type=JobType.SEARCH), new()])
+
+    assert queue.complete_and_claim([], "w1", limit=0, job_types=[JobType.OUTBOX]) == ([], [])
+    _, claimed = queue.complete_and_claim([], "w1", limit=5, job_types=[JobType.SEARCH])
+    assert [job.job_type for job in claimed] == [JobType.SEARCH]
+
+
+def test_complete_and_claim_refuses_jobs_of_another_worker():
+    queue.enqueue(new())
+    job = claim_one("a")
+
+    with pytest.raises(ValueError, match="one worker"):
+        queue.complete_and_claim([(job, {})], "b", limit=1, job_types=[JobType.OUTBOX])
+
+
+def test_several_operations_in_one_transaction_take_effect_together():
+    queue.enqueue_many([new(), new()])
+    first = claim_one()
+
+    with queue.one_transaction():
+        queue.complete(first, {})
+        second = claim_one()
+
+    assert row(first.job_id).status == JobStatus.DONE
+    assert row(second.job_id).status == JobStatus.RUNNING
+
+
 def test_fail_with_attempts_left_schedules_a_retry_after_the_backoff():
     queue.enqueue(new(max_attempts=3))
     job = claim_one()

@@ -96,14 +96,26 @@ def test_a_non_retryable_error_ends_the_job_dead_at_once(threaded_worker):
     assert dead.last_error == "PermanentFailure: this job can never succeed"
 
 
-def test_a_result_that_is_not_json_fails_the_job_for_good(threaded_worker):
-    job = enqueue({"bad_result": True}, max_attempts=5)
+@pytest.mark.parametrize(
+    ("bad_result", "error"),
+    [
+        ("object", "InvalidJobResult: the handler's result is not JSON"),
+        ("nan", "InvalidJobResult: the handler's result is not JSON"),
+        ("nul", "InvalidJobResult: the handler's result holds a NUL character"),
+    ],
+)
+def test_a_result_that_jsonb_cannot_hold_fails_the_job_for_good_and_the_worker_goes_on(
+    threaded_worker, bad_result, error
+):
+    job = enqueue({"bad_result": bad_result}, max_attempts=5)
+    fine = enqueue({"result": {"title": "a\\u0000b is plain text"}})
 
     threaded_worker(burst=True).join()
 
     dead = Job.objects.get(job_id=job.job_id)
     assert dead.status == JobStatus.DEAD
-    assert dead.last_error.startswith("InvalidJobResult: the handler's result is not JSON")
+    assert dead.last_error.startswith(error)
+    assert Job.objects.get(job_id=fine.job_id).result == {"title": "a\\u0000b is plain text"}
 
 
 def test_a_pure_python_handler_past_its_deadline_is_stopped_and_the_attempt_fails(
@@ -224,6 +236,57 @@ def test_each_job_type_runs_at_most_its_own_concurrency(threaded_worker, record_
     assert Job.objects.filter(status=JobStatus.DONE).count() == 8
 
 
+def _most_at_once(spans: list[tuple[float, float]]) -> int:
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    running = most = 0
+    for _, change in edges:
+        running += change
+        most = max(most, running)
+    return most
+
+
+def test_jobs_claimed_ahead_wait_for_a_free_handler_and_never_raise_the_concurrency(threaded_worker, record_path):
+    for _ in range(6):
+        enqueue({"sleep": 0.3})
+
+    threaded_worker(burst=True, outbox_concurrency=2, prefetch={JobType.OUTBOX: 4}).join()
+
+    times: dict[str, list[float]] = {}
+    for line in read_records(record_path):
+        times.setdefault(line["job_id"], []).append(line["t"])
+    assert len(times) == 6
+    assert _most_at_once([(start, end) for start, end in times.values()]) == 2
+
+
+def test_a_deadline_counts_from_the_handler_start_not_from_the_claim(threaded_worker, settings):
+    settings.LPS_OUTBOX_DEADLINE_SECONDS = 1.0
+    jobs = [enqueue({"sleep": 0.6}) for _ in range(2)]
+
+    threaded_worker(burst=True, outbox_concurrency=1, prefetch={JobType.OUTBOX: 1}).join()
+
+    # The second waited 0.6 s for the only handler thread, then ran 0.6 s of its own 1 s.
+    assert [status_of(job.job_id) for job in jobs] == [JobStatus.DONE, JobStatus.DONE]
+
+
+def test_a_stop_hands_back_at_once_the_jobs_claimed_ahead_that_never_started(threaded_worker, record_path):
+    first, second = enqueue({"sleep": 1.0}), enqueue({"sleep": 1.0})
+    runner = threaded_worker(outbox_concurrency=1, prefetch={JobType.OUTBOX: 1})
+    wait_until(
+        lambda: Job.objects.filter(status=JobStatus.RUNNING).count() == 2, timeout=5, message="both jobs claimed"
+    )
+
+    runner.worker.stop()
+    wait_until(lambda: Job.objects.filter(status=JobStatus.PENDING).count() == 1, timeout=5, message="a release")
+    runner.join()
+
+    started = [line["job_id"] for line in read_records(record_path) if line["event"] == "start"]
+    assert len(started) == 1
+    waiting = second if started == [str(first.job_id)] else first
+    released = Job.objects.get(job_id=waiting.job_id)
+    assert (released.status, released.attempts) == (JobStatus.PENDING, 0)
+    assert status_of(started[0]) == JobStatus.DONE
+
+
 def test_a_worker_with_no_slots_for_a_job_type_leaves_its_jobs_alone(threaded_worker):
     search = enqueue({}, job_type=JobType.SEARCH)
     outbox = enqueue({})
@@ -280,6 +343,8 @@ def test_a_handler_registry_is_passed_in_and_only_its_job_types_are_claimed(thre
     assert status_of(search.job_id) == JobStatus.PENDING
 
 
-def test_negative_concurrency_is_refused():
+def test_negative_concurrency_or_prefetch_is_refused():
     with pytest.raises(ValueError, match="concurrency"):
         Worker({}, search_concurrency=-1)
+    with pytest.raises(ValueError, match="prefetch"):
+        Worker({}, prefetch={JobType.OUTBOX: -1})
