@@ -138,11 +138,15 @@ def test_a_receiver_that_keeps_failing_ends_dead_and_an_operator_requeue_deliver
 
 def test_a_redirect_is_a_failed_attempt_and_is_not_followed(as_shop, webhook_receiver, private_callbacks):
     webhook_receiver.redirect_next(1, "http://169.254.169.254/latest/meta-data/")
-    _, outbox_job_id = submit_and_search(as_shop, webhook_receiver.url())
+    # A name (RFC 6761 keeps *.localhost on the loopback without DNS): delivery connects to the address it
+    # checked and still names the host in the Host header.
+    url = f"http://hooks.localhost:{webhook_receiver.port}/hook"
+    _, outbox_job_id = submit_and_search(as_shop, url)
     job = run_outbox_worker(outbox_job_id, passes=1)
     assert job.status == JobStatus.PENDING
     assert "HTTP 302" in job.last_error
     assert len(webhook_receiver.requests) == 1
+    assert webhook_receiver.requests[0].headers["host"] == f"hooks.localhost:{webhook_receiver.port}"
 
 
 def test_a_callback_that_is_no_longer_allowed_at_delivery_ends_dead_without_a_request(
