@@ -128,13 +128,13 @@ def _search_text():
     summary="Queue a batch of products for a lowest-price search",
     tags=["client"],
 )
-def search(request: HttpRequest, search: SearchIn):
+def search_products(request: HttpRequest, batch: SearchIn):
     """One SEARCH job per product, all in one statement. A product_code with an active job gets that job's id
     and `duplicate: true`. Nothing is written when any product or callback_url is refused."""
-    enqueued = submit_search(search, request.auth)
+    enqueued = submit_search(batch, request.auth)
     jobs = [
         {"product_code": product.product_code, "job_id": str(job.job_id), "duplicate": job.duplicate}
-        for product, job in zip(search.products, enqueued, strict=True)
+        for product, job in zip(batch.products, enqueued, strict=True)
     ]
     # Rendered here rather than re-validated against SearchAcceptedOut: for a 1,000-product batch that check
     # costs more than the enqueue itself, and this shape is built from values that are already right
