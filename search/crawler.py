@@ -102,7 +102,7 @@ SNAPSHOT_TIMEOUT_SECONDS = 3.0
 TIMED_OUT_SNAPSHOT_SECONDS = 0.5
 """A tab that timed out is still loading: its content and screenshot wait for the document, so keep it short."""
 VISIT_GRACE_SECONDS = 2 * SNAPSHOT_TIMEOUT_SECONDS + 5.0
-"""What a fetch may take beyond its navigation timeout: reading the page, a snapshot, closing the tab."""
+"""What a fetch may take beyond its navigation timeout: the tab coming to rest, reading the page, a snapshot."""
 CANCEL_CHECK_SECONDS = 0.1
 CHECKOUT_ATTEMPTS = 10
 """Rounds of retire-and-launch a checkout may go through before it gives up (a browser that keeps dying)."""
@@ -911,7 +911,7 @@ def _feed(session: _Session, handler, event: dict) -> None:
 async def _rest(page) -> None:
     """Send a tab to about:blank: the page's scripts, beacons and late requests stop costing bytes."""
     with contextlib.suppress(PlaywrightError):
-        await page.goto("about:blank", timeout=HOUSEKEEPING_TIMEOUT_SECONDS * 1000)
+        await page.goto("about:blank", timeout=SNAPSHOT_TIMEOUT_SECONDS * 1000)
 
 
 def _reason(exc: PlaywrightError) -> str:
