@@ -25,6 +25,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -238,6 +239,8 @@ def main() -> int:
         )
         api_key = json.loads(issued.stdout.strip().splitlines()[-1])["api_key"]
         port = free_port()
+        # gunicorn's own output goes to a file, shown only if it never becomes ready.
+        server_log = Path(tempfile.mkdtemp(prefix="lps-apibench-")) / "gunicorn.log"
         gunicorn = subprocess.Popen(
             [
                 str(Path(PYTHON).parent / "gunicorn"),
@@ -254,8 +257,14 @@ def main() -> int:
             cwd=PROJECT_DIR,
             env=env,
             start_new_session=True,
+            stdout=server_log.open("wb"),
+            stderr=subprocess.STDOUT,
         )
-        wait_ready(port, timeout=60)
+        try:
+            wait_ready(port, timeout=60)
+        except SystemExit:
+            print(server_log.read_text(errors="replace")[-3000:], file=sys.stderr)
+            raise
 
         run = uuid.uuid4().hex[:6]
         bodies = [
