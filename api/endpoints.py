@@ -89,14 +89,13 @@ api = NinjaAPI(
 
 ALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 # The failures every keyed endpoint may answer with, documented on each operation.
-KEYED_ERRORS = {frozenset({400, 401, 429, 500, 503}): ErrorOut}
-OPERATOR_ERRORS = {frozenset({400, 401, 403, 429, 500, 503}): ErrorOut}
+CLIENT_ERRORS = (400, 401, 429, 500, 503)
+OPERATOR_ERRORS = (*CLIENT_ERRORS, 403)
 
 
 def _responses(ok_status: int, ok_schema, *, operator: bool = False, extra: tuple[int, ...] = ()) -> dict:
-    errors = OPERATOR_ERRORS if operator else KEYED_ERRORS
-    codes = set(next(iter(errors))) | set(extra)
-    return {ok_status: ok_schema, frozenset(codes): ErrorOut}
+    errors = OPERATOR_ERRORS if operator else CLIENT_ERRORS
+    return {ok_status: ok_schema, frozenset({*errors, *extra}): ErrorOut}
 
 
 JobIdPath = Annotated[uuid.UUID, Path(description="The job's id (a UUID).")]
