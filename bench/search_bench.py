@@ -1,0 +1,305 @@
+"""Bench the search pipeline against a naive crawler on the local fake marketplace.
+
+    .venv/bin/python bench/search_bench.py [--searches 1000] [--naive-searches 10] [--listings 36]
+
+Both sides run the same pipeline function (search.pipeline.search_product) with the rules judge and keyword
+rules (no LLM), on the same products and pages; only `fetch` differs:
+- pipeline: the project's Crawler as a worker runs it — one long-lived Chromium, IP sessions reused for a
+  request budget, images, media and fonts blocked (settings as configured: LPS_SESSION_REQUEST_BUDGET,
+  LPS_BROWSER_RECYCLE_PAGES);
+- naive: a new Chromium per search, nothing blocked, the page read at the load event (what a first scraper
+  does).
+Bytes are counted where a proxy would bill them, at the marketplace: response bodies it served (the
+crawler's own wire count, headers included, is shown beside it). RSS is the sum over this process and every
+descendant (Playwright's driver and all Chromium processes), read from /proc, after 100 and after all
+searches. Goals: ≥ 10× faster, ≤ 10 % of the bytes, RSS growth ≤ 20 %.
+
+The bench runs on its own throwaway database (test_lps_bench), never on the development data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
+os.environ["LPS_TEST_DB_SUFFIX"] = "_bench"
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+if not os.environ.get("DATABASE_URL"):
+    from lps_site import embedded_pg
+
+    os.environ["DATABASE_URL"] = embedded_pg.start_detached()
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.db import connection  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from search.crawler import CHROMIUM_ARGS, Crawler, find_chromium  # noqa: E402
+from search.judge import judge_listings  # noqa: E402
+from search.keywords import refine_queries  # noqa: E402
+from search.listings import ProductQuery, SearchPage  # noqa: E402
+from search.pipeline import search_product  # noqa: E402
+from search.sources.coupang import CoupangSource  # noqa: E402
+from tests.fakes.marketplace import FakeMarketplace  # noqa: E402
+
+BRANDS = ("삼성전자", "LG전자", "로지텍", "다이슨", "필립스", "소니", "애플", "샤오미")
+KINDS = ("무선 이어폰", "게이밍 마우스", "무선청소기", "전동칫솔", "블루투스 스피커", "공기청정기", "모니터", "키보드")
+PRODUCTS = 50
+
+
+def catalogue(listings_per_page: int) -> list[tuple[ProductQuery, list[dict]]]:
+    """PRODUCTS products, each with a result page of `listings_per_page` cards (ads, sold-out, accessories)."""
+    products = []
+    for number in range(PRODUCTS):
+        brand, kind = BRANDS[number % len(BRANDS)], KINDS[number // len(BRANDS) % len(KINDS)]
+        code = f"BX-{1000 + number}"
+        name = f"{brand} {kind} {code}"
+        listings = []
+        for slot in range(listings_per_page):
+            price = 50_000 + 1_000 * ((slot * 7919 + number * 104729) % 300)
+            if slot % 9 == 4:
+                listings.append({"title": f"{name} 전용 케이스", "price": 9_900 + slot})
+            elif slot % 9 == 7:
+                listings.append({"title": f"{name} (광고)", "price": price // 2, "ad": True})
+            elif slot % 11 == 5:
+                listings.append({"title": f"{name} 일시품절", "price": price // 3, "sold_out": True})
+            else:
+                listings.append(
+                    {
+                        "title": f"{name} {('블랙', '화이트', '실버')[slot % 3]}",
+                        "price": price,
+                        "original_price": price + 20_000,
+                        "rocket": slot % 2 == 0,
+                        "seller": f"판매자{slot}",
+                    }
+                )
+        products.append((ProductQuery(product_code=code, product_name=name, brand=brand, model_code=code), listings))
+    return products
+
+
+def process_tree_memory(root_pid: int) -> tuple[int, int, int]:
+    """(RSS bytes, PSS bytes, process count) of `root_pid` and all its descendants (PostgreSQL excluded)."""
+    children: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may hold spaces; the fields after it are plain.
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+        names[int(entry)] = name
+    rss = pss = count = 0
+    stack = [root_pid]
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        if names.get(pid, "").startswith("postgres"):
+            continue
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Rss:"):
+                    rss += int(line.split()[1]) * 1024
+                elif line.startswith("Pss:"):
+                    pss += int(line.split()[1]) * 1024
+            count += 1
+        except OSError:
+            continue
+    return rss, pss, count
+
+
+class NaiveCrawler:
+    """A first scraper: a new Chromium per search, nothing blocked, the page read once everything loaded.
+
+    Playwright's sync API runs its own event loop, which Django's ORM refuses to share a thread with: the
+    browser work happens on one dedicated thread.
+    """
+
+    def __init__(self):
+        self._thread = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="naive")
+        self._playwright = self._thread.submit(lambda: sync_playwright().start()).result()
+        self._chromium = find_chromium()
+
+    def fetch(self, source: CoupangSource, query: str) -> SearchPage:
+        return self._thread.submit(self._fetch, source, query).result(timeout=120)
+
+    def _fetch(self, source: CoupangSource, query: str) -> SearchPage:
+        url = source.search_url(query)
+        browser = self._playwright.chromium.launch(executable_path=self._chromium, args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page()
+            page.goto(url, wait_until="load", timeout=60_000)
+            parsed = source.parse(page.content(), base_url=page.url)
+        finally:
+            browser.close()
+        return SearchPage(query=query, url=url, listings=parsed.listings, empty=parsed.empty)
+
+    def close(self) -> None:
+        self._thread.submit(self._playwright.stop).result(timeout=60)
+        self._thread.shutdown()
+
+
+def search(product: ProductQuery, fetch) -> dict:
+    return search_product(
+        product,
+        fetch=fetch,
+        judge=lambda product, candidates: judge_listings(product, list(candidates), llm=None),
+        refine=lambda product, tried: refine_queries(product, llm=None, tried=list(tried)),
+    )
+
+
+def mib(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--searches", type=int, default=1000, help="pipeline searches (RSS read at 100 and here)")
+    parser.add_argument("--naive-searches", type=int, default=10)
+    parser.add_argument("--listings", type=int, default=36, help="product cards per result page")
+    options = parser.parse_args()
+    if options.searches < 100:
+        parser.error("--searches must be at least 100 (RSS is read after 100 searches)")
+
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    marketplace = FakeMarketplace().start()
+    source = CoupangSource(base_url=marketplace.base_url)
+    products = catalogue(options.listings)
+    for product, listings in products:
+        marketplace.set_results(product.product_name, listings)
+    try:
+        return run(options, marketplace, source, products)
+    finally:
+        marketplace.stop()
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) -> int:
+    chromium = find_chromium()
+    load_at_start = os.getloadavg()[0]
+    print(
+        f"LPS search bench: fake marketplace {marketplace.base_url}, {options.listings} cards per page, "
+        f"{PRODUCTS} products, Chromium {chromium}, {os.cpu_count()} CPUs"
+    )
+
+    # --- naive ---------------------------------------------------------------------------------------------
+    naive = NaiveCrawler()
+    naive_times, naive_bytes = [], []
+    try:
+        for number in range(options.naive_searches):
+            product = products[number % len(products)][0]
+            served = marketplace.bytes_served
+            started = time.perf_counter()
+            result = search(product, lambda query: naive.fetch(source, query))
+            naive_times.append(time.perf_counter() - started)
+            naive_bytes.append(marketplace.bytes_served - served)
+            assert result["outcome"] == "found", result
+            print(f"  {number + 1} naive searches, mean {statistics.mean(naive_times) * 1000:,.0f} ms", file=sys.stderr)
+    finally:
+        naive.close()
+    naive_hits = marketplace.resource_hits
+
+    # --- pipeline ------------------------------------------------------------------------------------------
+    marketplace.reset()
+    for product, listings in products:
+        marketplace.set_results(product.product_name, listings)
+    crawler = Crawler(worker_id="bench")
+    root = os.getpid()
+    times, served_bytes, wire_bytes = [], [], []
+    rss_at: dict[int, tuple[int, int, int]] = {}
+    try:
+        # The first search launches the browser: a worker pays that once, not per search.
+        warm_started = time.perf_counter()
+        search(products[-1][0], lambda query: crawler.fetch(source, query))
+        launch_seconds = time.perf_counter() - warm_started
+        for number in range(1, options.searches + 1):
+            product = products[number % len(products)][0]
+            served = marketplace.bytes_served
+            started = time.perf_counter()
+            result = search(product, lambda query: crawler.fetch(source, query))
+            times.append(time.perf_counter() - started)
+            served_bytes.append(marketplace.bytes_served - served)
+            wire_bytes.append(result["metrics"]["bytes"])
+            assert result["outcome"] == "found", result
+            if number in (100, options.searches):
+                rss_at[number] = process_tree_memory(root)
+            if number % 100 == 0:
+                print(f"  {number:,} pipeline searches, mean {statistics.mean(times) * 1000:,.0f} ms", file=sys.stderr)
+        counters = crawler.counters
+    finally:
+        crawler.close()
+
+    naive_ms, pipeline_ms = statistics.mean(naive_times) * 1000, statistics.mean(times) * 1000
+    naive_b, pipeline_b = statistics.mean(naive_bytes), statistics.mean(served_bytes)
+    speedup = naive_ms / pipeline_ms
+    byte_share = pipeline_b / naive_b
+    (rss_100, pss_100, procs_100), (rss_n, pss_n, procs_n) = rss_at[100], rss_at[options.searches]
+    growth = (rss_n - rss_100) / rss_100
+    pss_growth = (pss_n - pss_100) / pss_100
+
+    def p(values, q):
+        return statistics.quantiles(values, n=100)[q - 1] * 1000 if len(values) > 1 else values[0] * 1000
+
+    print()
+    print(f"{'':34}{'pipeline':>14}{'naive':>14}  ratio")
+    print(f"{'searches timed':34}{len(times):>14,}{len(naive_times):>14,}")
+    print(f"{'time per search, mean (ms)':34}{pipeline_ms:>14,.1f}{naive_ms:>14,.1f}  {speedup:,.1f}x faster")
+    print(
+        f"{'time per search, p50 / p95 (ms)':34}{p(times, 50):>7,.0f}/{p(times, 95):<6,.0f}"
+        f"{p(naive_times, 50):>7,.0f}/{p(naive_times, 95):<6,.0f}"
+    )
+    print(f"{'bytes per search (served)':34}{pipeline_b:>14,.0f}{naive_b:>14,.0f}  {byte_share:.1%} of naive")
+    print(f"{'bytes per search (crawler, wire)':34}{statistics.mean(wire_bytes):>14,.0f}{'-':>14}")
+    print(
+        f"{'requests per search by kind':34}  pipeline: "
+        + ", ".join(
+            f"{kind} {count / (options.searches + 1):.1f}" for kind, count in sorted(marketplace.resource_hits.items())
+        )
+    )
+    print(
+        f"{'':34}  naive:    "
+        + ", ".join(
+            f"{kind} {count / max(1, options.naive_searches):.1f}" for kind, count in sorted(naive_hits.items())
+        )
+    )
+    print(
+        f"browser launch (first search, once per worker): {launch_seconds * 1000:,.0f} ms; "
+        f"crawler counters: {dict(sorted(counters.items()))}"
+    )
+    print(f"worker RSS (process tree) after 100 searches:   {mib(rss_100)} ({procs_100} processes; PSS {mib(pss_100)})")
+    print(
+        f"worker RSS (process tree) after {options.searches:,} searches: {mib(rss_n)} ({procs_n} processes; "
+        f"PSS {mib(pss_n)})"
+    )
+    print(f"RSS growth 100 → {options.searches:,}: {growth:+.1%} (PSS {pss_growth:+.1%})")
+    print(
+        f"load average (1 min) at the start {load_at_start:.1f}, at the end {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs (other work on the machine slows both sides)"
+    )
+    print()
+    goals = [
+        ("≥ 10x faster", speedup >= 10, f"{speedup:,.1f}x"),
+        ("≤ 10 % of the bytes", byte_share <= 0.10, f"{byte_share:.1%}"),
+        ("RSS growth ≤ 20 %", growth <= 0.20, f"{growth:+.1%}"),
+    ]
+    for goal, met, value in goals:
+        print(f"goal {goal:22} {value:>10}  {'MET' if met else 'MISSED'}")
+    return 0 if all(met for _, met, _ in goals) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
