@@ -25,6 +25,8 @@ from search.models import Product
 admin.site.site_header = "LPS operations"
 admin.site.site_title = "LPS admin"
 admin.site.index_title = "Operations"
+# The job list is wide (eleven columns and the filters); the index and the breadcrumbs already lead everywhere.
+admin.site.enable_nav_sidebar = False
 
 # One action handles at most this many jobs, so that "select all" on a big list cannot hold the page for minutes.
 MAX_REQUEUE_PER_ACTION = 1000
@@ -131,9 +133,9 @@ class JobAdmin(ObservedReadOnlyAdmin):
     @admin.display(description="product name")
     def product_name(self, job):
         name = job.product_name_text or ""
-        if len(name) <= 40:
+        if len(name) <= 30:
             return name
-        return format_html('<span title="{}">{}…</span>', name, name[:40])
+        return format_html('<span title="{}">{}…</span>', name, name[:30])
 
     @admin.display(description="outcome")
     def outcome(self, job):
@@ -164,7 +166,7 @@ class JobAdmin(ObservedReadOnlyAdmin):
         if not job.error_head:
             return ""
         first_line = job.error_head.strip().splitlines()[0] if job.error_head.strip() else ""
-        short = first_line if len(first_line) <= 60 else first_line[:60] + "…"
+        short = first_line if len(first_line) <= 36 else first_line[:36] + "…"
         return format_html('<span class="lps-error" title="{}">{}</span>', job.error_head, short)
 
     @admin.display(description="age", ordering="created_at")

@@ -210,8 +210,9 @@ def price_chart(
                 f"<title>{moment:%Y-%m-%d %H:%M}: not found</title></path>"
             )
     date_format = "%m-%d %H:%M" if span < 2 * 86400 else "%Y-%m-%d"
-    ticks = [start] if not span else [start, start + (end - start) / 2, end]
-    for moment in ticks:
-        body.append(_text(x_of(moment), height - BOTTOM + 16, f"{moment:{date_format}}"))
+    # The end ticks are anchored inwards so that their labels stay inside the drawing.
+    ticks = [(start, "middle")] if not span else [(start, "start"), (start + (end - start) / 2, "middle"), (end, "end")]
+    for moment, anchor in ticks:
+        body.append(_text(x_of(moment), height - BOTTOM + 16, f"{moment:{date_format}}", anchor=anchor))
     body.append(f'<line class="baseline" x1="{LEFT}" x2="{width - RIGHT}" y1="{baseline}" y2="{baseline}"/>')
     return _frame(width, height, title, body)

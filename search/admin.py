@@ -82,8 +82,9 @@ class ProductAdmin(ObservedReadOnlyAdmin):
     search_help_text = "Product code (exact) or part of the product name."
     change_form_template = "admin/search/product/product_page.html"
     # Named, so that the admin does not build a model form (with its URL fields) only to list them.
-    fields = ["product_code", "product_name", "brand", "model_code", "search_count", "last_outcome", "last_price",
-              "last_url", "last_searched_at", "created_at"]  # fmt: skip
+    fields = ["product_code", "product_name", "brand", "model_code", "search_count", "last_outcome", "latest_price",
+              "last_searched_at", "created_at"]  # fmt: skip
+    readonly_fields = ["latest_price"]
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()

@@ -138,6 +138,7 @@ def test_an_operator_filters_dead_jobs_and_requeues_one(operator_page: Page, ope
     page.click('[data-tile="dead"]')
     expect(page.locator("#result_list tbody tr")).to_have_count(2)
     page.goto("/admin/jobs/job/")
+    page.screenshot(path=str(ARTIFACTS / "admin-job-list.png"), full_page=True)
     page.locator("#changelist-filter").get_by_role("link", name="DEAD", exact=True).click()
     expect(page.locator("#result_list tbody tr")).to_have_count(2)
     assert page.locator("#result_list .lps-state").all_inner_texts() == ["DEAD", "DEAD"]
@@ -179,3 +180,14 @@ def test_an_operator_deletes_a_negative_cache_row_to_force_a_new_search(operator
 
     expect(page.locator(".messagelist")).to_contain_text("runs for real")
     assert not NegativeCacheEntry.objects.filter(key=operating_queue["negative"]).exists()
+
+
+def test_a_product_page_draws_its_price_history(operator_page: Page):
+    product = rows.product_with_history("P-100", "갤럭시 버즈3 프로", [199_000, 195_000, None, 192_500, 189_000])
+    page = operator_page
+
+    page.goto(f"/admin/search/product/{product.pk}/change/")
+
+    expect(page.locator("#lps-price-history svg .price-dot")).to_have_count(4)
+    expect(page.locator("#lps-price-history svg .miss")).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "admin-product-page.png"), full_page=True)
