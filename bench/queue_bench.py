@@ -323,8 +323,39 @@ def run_anchor(python: Path, code: str, url: str, jobs: int) -> float:
 # --- Main ------------------------------------------------------------------------------------------------
 
 
+def engine_part(url: str, jobs: int) -> int:
+    """In a child process: drain and wake-up latency against `url`, printed as JSON."""
+    setup_django(url)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    print(json.dumps({"drain": bench_drain_worker(jobs, 8), "latency": bench_wakeup_latency()}))
+    return 0
+
+
+def engine_without_disk(jobs: int) -> dict:
+    from tests.jobs.private_postgres import running_private_postgres
+
+    with running_private_postgres(fsync=False) as server:
+        url = recreate_database(server.url(), "lps_bench")
+        done = subprocess.run(
+            [sys.executable, __file__, "--engine-part", url, "--jobs", str(jobs)],
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            env={key: value for key, value in os.environ.items() if key != "DATABASE_URL"},
+        )
+    if done.returncode:
+        raise RuntimeError(done.stderr[-3000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def line(label: str, value: str) -> None:
     print(f"  {label:<58}{value}")
+
+
+def cuts(cut: dict) -> str:
+    return f"p50 {cut['p50']:6.2f} ms  p95 {cut['p95']:6.2f} ms  p99 {cut['p99']:6.2f} ms  max {cut['max']:6.2f} ms"
 
 
 def load() -> str:
@@ -336,7 +367,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=20_000)
     parser.add_argument("--anchors", action="store_true", help="also drain with pgqueuer and procrastinate")
     parser.add_argument("--rounds", type=int, default=3, help="alternating LPS/pgqueuer drains (median kept)")
+    parser.add_argument("--no-private", action="store_true", help="skip the private fsync=off server")
+    parser.add_argument("--engine-part", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.engine_part:
+        return engine_part(args.engine_part, args.jobs)
 
     url = server_url()
     bench_url = recreate_database(url, "lps_bench")
@@ -376,7 +411,7 @@ def main(argv: list[str]) -> int:
     worker_rates = {}
     for concurrency in (8, 32):
         worker_rates[concurrency] = bench_drain_worker(args.jobs, concurrency)
-        label = f"Worker (burst), {concurrency} handler threads + {concurrency} claimed ahead"
+        label = f"Worker (burst), {concurrency} handler threads + {4 * concurrency} claimed ahead"
         line(
             label + (" [defaults]" if concurrency == 8 else ""), f"{worker_rates[concurrency]:>8,.0f} jobs/s   {load()}"
         )
@@ -388,12 +423,20 @@ def main(argv: list[str]) -> int:
         ("from_commit", "enqueue committed → handler start"),
         ("enqueue_call", "(the enqueue() call itself)"),
     ]:
-        cut = latency[key]
-        line(
-            label,
-            f"p50 {cut['p50']:6.2f} ms  p95 {cut['p95']:6.2f} ms  p99 {cut['p99']:6.2f} ms  max {cut['max']:6.2f} ms",
-        )
+        line(label, cuts(latency[key]))
     print(f"  ({load()})")
+
+    if not args.no_private:
+        print()
+        engine = engine_without_disk(args.jobs)
+        print("the same engine on a private PostgreSQL with fsync=off (what the engine costs without the disk)")
+        line("Worker (burst), 8 handler threads + 32 claimed ahead", f"{engine['drain']:>8,.0f} jobs/s")
+        for key, label in [
+            ("from_call", "enqueue() called → handler start"),
+            ("from_commit", "enqueue committed → handler start"),
+        ]:
+            line(label, cuts(engine["latency"][key]))
+        print(f"  ({load()})")
 
     if args.anchors:
         python = anchor_python()

@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 ERROR_MAX_CHARS = 4000
 # A NUL character as json.dumps writes it (an unescaped backslash, then u0000): jsonb refuses it.
 _ESCAPED_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+# OUTBOX jobs claimed ahead of the free handler threads, in multiples of the OUTBOX concurrency.
+OUTBOX_PREFETCH_ROUNDS = 4
 # The database is retried after this long at first, doubling up to the cap while it stays down.
 DB_RETRY_FIRST_SECONDS = 0.25
 DB_RETRY_CAP_SECONDS = 5.0
@@ -159,6 +161,11 @@ class Worker:
         worker_id: str | None = None,
         prefetch: Mapping[JobType, int] | None = None,
     ):
+        """Every option defaults from the LPS_* settings; `registry` from jobs.handlers.
+
+        `prefetch` is how many jobs of a type may wait, claimed, for a free handler thread (SEARCH 0,
+        OUTBOX OUTBOX_PREFETCH_ROUNDS × its concurrency).
+        """
         registry = handlers.registered() if registry is None else dict(registry)
         concurrency = {
             JobType.SEARCH: settings.LPS_SEARCH_CONCURRENCY if search_concurrency is None else search_concurrency,
@@ -167,8 +174,13 @@ class Worker:
         for job_type, slots in concurrency.items():
             if slots < 0:
                 raise ValueError(f"{job_type.label} concurrency must be zero or more, not {slots}")
-        # Light OUTBOX jobs are claimed a batch ahead; a heavy SEARCH is never held back from other workers.
-        prefetch = {JobType.SEARCH: 0, JobType.OUTBOX: concurrency[JobType.OUTBOX], **(prefetch or {})}
+        # Light OUTBOX jobs are claimed a few rounds ahead, so that each commit carries dozens of transitions
+        # when they are quick; a heavy SEARCH is never held back from other workers.
+        prefetch = {
+            JobType.SEARCH: 0,
+            JobType.OUTBOX: OUTBOX_PREFETCH_ROUNDS * concurrency[JobType.OUTBOX],
+            **(prefetch or {}),
+        }
         if any(ahead < 0 for ahead in prefetch.values()):
             raise ValueError("prefetch must be zero or more")
         self.lanes = {
@@ -479,7 +491,8 @@ class Worker:
                 run.state = _State.FINISHED
             run.outcome = outcome
         self._finished.put(run)
-        self._wake.set()
+        if not self._wake.is_set():
+            self._wake.set()
 
     def _collect_finished(self) -> None:
         while True:

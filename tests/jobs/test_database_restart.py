@@ -6,79 +6,26 @@ that it can stop and start it without disturbing the shared server.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
 
-from lps_site import embedded_pg
 from tests.jobs.conftest import PROJECT_DIR, wait_until
+from tests.jobs.private_postgres import PrivatePostgres, running_private_postgres
 from tests.jobs.scripted import read_records, starts_by_job
-
-
-class PrivatePostgres:
-    """A throw-away PostgreSQL server that a test may stop and start at will."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.data = root / "data"
-        self.log = root / "server.log"
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.user = embedded_pg._server_user()
-
-    def _as_server(self, args: list[str]) -> None:
-        subprocess.run(
-            args,
-            check=True,
-            capture_output=True,
-            timeout=60,
-            preexec_fn=embedded_pg._as_server_user(self.user, die_with_parent=False),
-        )
-
-    def init(self) -> None:
-        if self.user is not None:
-            os.chown(self.root, self.user.pw_uid, self.user.pw_gid)
-        self._as_server(
-            [embedded_pg._bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync"]
-        )
-
-    def start(self) -> None:
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.data} -c fsync=off -c max_connections=50"
-        self._as_server(
-            [embedded_pg._bin("pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start"]
-        )
-
-    def stop(self) -> None:
-        self._as_server([embedded_pg._bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"])
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
 
 @pytest.fixture
 def private_postgres() -> Iterator[PrivatePostgres]:
-    server = PrivatePostgres(Path(tempfile.mkdtemp(prefix="lps-queue-restart-")))
-    server.init()
-    server.start()
-    try:
+    with running_private_postgres() as server:
         yield server
-    finally:
-        with contextlib.suppress(subprocess.CalledProcessError):
-            server.stop()
-        shutil.rmtree(server.root, ignore_errors=True)
 
 
 def _manage(url: str, *args: str) -> str:

@@ -155,6 +155,9 @@ def test_claim_marks_the_job_running_for_the_worker_with_a_lease_and_counts_the_
     claimed = row(enqueued.job_id)
     assert (claimed.status, claimed.worker_id, claimed.attempts) == (JobStatus.RUNNING, "worker-a", 1)
     assert timedelta(seconds=25) < claimed.lease_until - claimed.run_started_at <= timedelta(seconds=30)
+    assert abs(job.lease_until - claimed.lease_until) < timedelta(milliseconds=1)
+    assert abs(job.created_at - claimed.created_at) < timedelta(milliseconds=1)
+    assert job.lease_until.utcoffset() == timedelta(0)
 
 
 def test_claim_takes_up_to_its_limit_and_only_the_job_types_asked_for():
