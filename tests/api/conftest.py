@@ -8,10 +8,6 @@ import pytest
 
 from api import keys
 
-# WhiteNoise warns on every test client when STATIC_ROOT was never collected (a fresh clone); API tests serve
-# no static files.
-NO_STATIC_ROOT_WARNING = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
-
 
 @pytest.fixture
 def shop(db) -> keys.IssuedKey:

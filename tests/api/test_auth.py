@@ -13,9 +13,9 @@ from api import keys, ratelimit
 from api.codes import ResultCode
 from api.models import ApiClient
 from jobs.models import Job
-from tests.api.conftest import NO_STATIC_ROOT_WARNING, products
+from tests.api.conftest import products
 
-pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.django_db]
 
 SOME_JOB = "00000000-0000-0000-0000-000000000001"
 CLIENT_ENDPOINTS = [

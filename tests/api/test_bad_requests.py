@@ -8,9 +8,9 @@ import pytest
 
 from api.codes import ResultCode
 from jobs.models import Job
-from tests.api.conftest import NO_STATIC_ROOT_WARNING, products
+from tests.api.conftest import products
 
-pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.django_db]
 
 ONE = {"product_code": "A1", "product_name": "삼다수 2L"}
 

@@ -12,9 +12,9 @@ from api.codes import ResultCode
 from jobs import queue
 from jobs.models import Job, JobStatus, JobType, Priority
 from search.models import BotEvent, IpSession, PriceSnapshot, Product, SessionEndReason
-from tests.api.conftest import NO_STATIC_ROOT_WARNING, products
+from tests.api.conftest import products
 
-pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.django_db]
 
 FOUND_RESULT = {
     "outcome": "found",

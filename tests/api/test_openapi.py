@@ -4,7 +4,6 @@ the real WSGI stack and database, every response checked against the document, a
 from __future__ import annotations
 
 import re
-import warnings
 
 import pytest
 import schemathesis
@@ -13,13 +12,9 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
-from tests.api.conftest import NO_STATIC_ROOT_WARNING
+pytestmark = [pytest.mark.django_db]
 
-pytestmark = [pytest.mark.django_db, NO_STATIC_ROOT_WARNING]
-
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", "No directory at", UserWarning)
-    schema = schemathesis.openapi.from_wsgi("/v1/lps/openapi.json", get_wsgi_application())
+schema = schemathesis.openapi.from_wsgi("/v1/lps/openapi.json", get_wsgi_application())
 
 HTTP_URL = re.compile(r"^https?://", re.IGNORECASE)
 # A public address literal: checked at submission like any other, never contacted (no worker runs here), and

@@ -19,9 +19,8 @@ from jobs import handlers, queue
 from jobs.handlers import JobContext
 from jobs.models import Job, JobStatus, JobType
 from jobs.worker import Worker
-from tests.api.conftest import NO_STATIC_ROOT_WARNING
 
-pytestmark = [pytest.mark.django_db(transaction=True), NO_STATIC_ROOT_WARNING]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 RESULT = {
     "outcome": "found",
