@@ -8,7 +8,7 @@ migrated and emptied between phases, and prints:
 - drain rate of --jobs no-op jobs with the queue primitives (claim 1 + complete, claim 100 + complete_many)
   and with the real Worker (threads, LISTEN, burst mode);
 - wake-up latency p50/p95/p99 at 200 jobs/s: enqueue → handler start, through a Worker in another process
-  that only LISTENs (its slow poll is a minute).
+  that only LISTENs (its slow poll is a minute); again on a private fsync=off server, to show the disk's share.
 With --anchors it installs pgqueuer and procrastinate into a side venv (/tmp/lps-bench-anchors), drains
 the same number of no-op jobs with each on the same server (own databases), and prints the ratios.
 """
@@ -324,12 +324,12 @@ def run_anchor(python: Path, code: str, url: str, jobs: int) -> float:
 
 
 def engine_part(url: str, jobs: int) -> int:
-    """In a child process: drain and wake-up latency against `url`, printed as JSON."""
+    """In a child process: the wake-up latency against `url`, printed as JSON."""
     setup_django(url)
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    print(json.dumps({"drain": bench_drain_worker(jobs, 8), "latency": bench_wakeup_latency()}))
+    print(json.dumps({"latency": bench_wakeup_latency()}))
     return 0
 
 
@@ -429,8 +429,7 @@ def main(argv: list[str]) -> int:
     if not args.no_private:
         print()
         engine = engine_without_disk(args.jobs)
-        print("the same engine on a private PostgreSQL with fsync=off (what the engine costs without the disk)")
-        line("Worker (burst), 8 handler threads + 32 claimed ahead", f"{engine['drain']:>8,.0f} jobs/s")
+        print("wake-up latency again on a private PostgreSQL with fsync=off (the engine's share, without the disk)")
         for key, label in [
             ("from_call", "enqueue() called → handler start"),
             ("from_commit", "enqueue committed → handler start"),

@@ -91,11 +91,15 @@ SET status = 3, result = done.result, lease_until = NULL, updated_at = now()
 FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
      AS done(job_id, attempt, result)
 WHERE job.job_id = done.job_id
+  AND job.job_id = ANY(%(job_ids)s::uuid[])
   AND job.status = 2
   AND job.worker_id = %(worker_id)s
   AND job.attempts = done.attempt
 RETURNING job.job_id
 """
+
+# (The job_id = ANY(...) beside each unnest join lets the planner reach the rows through the primary key,
+# rather than through every RUNNING row of every worker.)
 
 # A worker's steady state in one statement (one commit): finish its held attempts with their results and
 # lease the next due jobs for the slots they free. The finished rows are RUNNING and the claimed ones
@@ -107,6 +111,7 @@ WITH done AS (
     FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
          AS finished(job_id, attempt, result)
     WHERE job.job_id = finished.job_id
+      AND job.job_id = ANY(%(job_ids)s::uuid[])
       AND job.status = 2
       AND job.worker_id = %(worker_id)s
       AND job.attempts = finished.attempt
@@ -173,6 +178,7 @@ UPDATE job
 SET lease_until = now() + make_interval(secs => %(lease_seconds)s), updated_at = now()
 FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[]) AS held(job_id, attempt)
 WHERE job.job_id = held.job_id
+  AND job.job_id = ANY(%(job_ids)s::uuid[])
   AND job.status = 2
   AND job.worker_id = %(worker_id)s
   AND job.attempts = held.attempt

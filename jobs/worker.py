@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 ERROR_MAX_CHARS = 4000
 # A NUL character as json.dumps writes it (an unescaped backslash, then u0000): jsonb refuses it.
 _ESCAPED_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+# A handler this quick, with claimed work still waiting, leaves its outcome for the batch (see _execute).
+QUICK_RUN_SECONDS = 0.005
 # OUTBOX jobs claimed ahead of the free handler threads, in multiples of the OUTBOX concurrency.
 OUTBOX_PREFETCH_ROUNDS = 4
 # The database is retried after this long at first, doubling up to the cap while it stays down.
@@ -491,7 +493,10 @@ class Worker:
                 run.state = _State.FINISHED
             run.outcome = outcome
         self._finished.put(run)
-        if not self._wake.is_set():
+        # A quick job with more claimed work waiting behind it does not wake the main thread: the one that
+        # empties the inbox does, so that one statement records the whole batch and claims the next.
+        quick = outcome.elapsed < QUICK_RUN_SECONDS and not self.lanes[job.job_type].inbox.empty()
+        if not quick and not self._wake.is_set():
             self._wake.set()
 
     def _collect_finished(self) -> None:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from jobs import queue
 from jobs.handlers import Registration
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus, JobType, Priority
 from jobs.worker import Worker
 from tests.jobs.conftest import wait_until
 from tests.jobs.scripted import read_records, scripted_handler, starts_by_job
@@ -256,6 +256,20 @@ def test_jobs_claimed_ahead_wait_for_a_free_handler_and_never_raise_the_concurre
         times.setdefault(line["job_id"], []).append(line["t"])
     assert len(times) == 6
     assert _most_at_once([(start, end) for start, end in times.values()]) == 2
+
+
+def test_quick_jobs_are_recorded_together_without_waiting_for_a_slow_one_beside_them(threaded_worker):
+    slow = enqueue({"sleep": 3}, priority=Priority.HIGH)
+    quick = [enqueue({}) for _ in range(3)]
+    threaded_worker(outbox_concurrency=2, prefetch={JobType.OUTBOX: 2})
+
+    wait_until(
+        lambda: all(status_of(job.job_id) == JobStatus.DONE for job in quick),
+        timeout=2,
+        message="the quick jobs to be recorded",
+    )
+
+    assert status_of(slow.job_id) == JobStatus.RUNNING
 
 
 def test_a_deadline_counts_from_the_handler_start_not_from_the_claim(threaded_worker, settings):
