@@ -118,10 +118,4 @@ class WebhookUnreachable(ApiError):
 
 
 class WebhookUndeliverable(ApiError):
-    """The webhook can never be delivered: its search job or its API client is gone."""
-
-
-class SearchResultNotReady(ApiError):
-    """The search job has not recorded its result yet; the webhook is tried again later."""
-
-    retryable = True
+    """The webhook can never be delivered: it carries no result, or its API client is gone."""

@@ -14,23 +14,19 @@ import hmac
 import http.client
 import socket
 import ssl
-import time
 
 from django.conf import settings
 
 from api.callbacks import CheckedCallback, check_callback_url
 from api.envelope import dumps
-from api.exceptions import SearchResultNotReady, WebhookRejected, WebhookUndeliverable, WebhookUnreachable
+from api.exceptions import WebhookRejected, WebhookUndeliverable, WebhookUnreachable
 from api.models import ApiClient
 from jobs import handlers
 from jobs.handlers import JobContext
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import JobType
 from jobs.queue import ClaimedJob
 
 USER_AGENT = "LPS-Webhook/1"
-# The SEARCH handler enqueues its OUTBOX job a moment before the worker records the search result.
-RESULT_WAIT_SECONDS = 5.0
-RESULT_POLL_SECONDS = 0.1
 MAX_ERROR_BODY = 200
 
 
@@ -98,21 +94,6 @@ def post(callback: CheckedCallback, body: bytes, headers: dict[str, str], *, tim
     raise WebhookUnreachable(f"{callback.url}: {last_error!r}") from last_error
 
 
-def _finished_search(search_job_id: str, context: JobContext) -> Job:
-    """The search job once it is DONE; wait a moment for a result that is being recorded right now."""
-    waited_until = time.monotonic() + min(RESULT_WAIT_SECONDS, context.remaining() / 2)
-    while True:
-        search = Job.objects.filter(job_id=search_job_id).only("job_id", "status", "result").first()
-        if search is None:
-            raise WebhookUndeliverable(f"the search job {search_job_id} no longer exists")
-        if search.status == JobStatus.DONE:
-            return search
-        if search.status == JobStatus.DEAD:
-            raise WebhookUndeliverable(f"the search job {search_job_id} is DEAD")
-        if time.monotonic() >= waited_until or context.cancelled.wait(RESULT_POLL_SECONDS):
-            raise SearchResultNotReady(f"the search job {search_job_id} is still {JobStatus(search.status).label}")
-
-
 @handlers.register(JobType.OUTBOX, deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS")
 def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
     """POST a finished search to its callback_url, signed; raise to have the queue retry."""
@@ -123,8 +104,12 @@ def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
         raise WebhookUndeliverable(f"the API client {payload.get('client_id')} is gone or revoked")
     # Checked again now: the host may resolve elsewhere than at submission (or the settings changed).
     callback = check_callback_url(str(payload.get("callback_url") or ""))
-    search = _finished_search(search_job_id, context)
-    body = webhook_body(search_job_id, str(payload.get("product_code") or ""), search.result)
+    # The SEARCH handler puts its result in the payload, so delivery never waits for (or races) the moment the
+    # worker records the search job as DONE.
+    result = payload.get("result")
+    if not isinstance(result, dict):
+        raise WebhookUndeliverable(f"the OUTBOX job for search {search_job_id} carries no result")
+    body = webhook_body(search_job_id, str(payload.get("product_code") or ""), result)
     headers = {
         "Content-Type": "application/json; charset=utf-8",
         "User-Agent": USER_AGENT,

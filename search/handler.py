@@ -149,6 +149,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
                 "search_job_id": str(job.job_id),
                 "product_code": product.product_code,
                 "callback_url": callback_url,
+                "result": result,
             }
             if job.payload.get("client_id") is not None:
                 delivery["client_id"] = job.payload["client_id"]

@@ -12,11 +12,8 @@ import uuid
 import pytest
 from django.db.models.functions import Now
 
-from api import webhooks
 from api.codes import ResultCode
-from api.exceptions import SearchResultNotReady
 from jobs import handlers, queue
-from jobs.handlers import JobContext
 from jobs.models import Job, JobStatus, JobType
 from jobs.worker import Worker
 
@@ -56,6 +53,7 @@ def submit_and_search(as_shop, callback_url: str, code: str = "W1") -> tuple[str
                 "product_code": payload["product_code"],
                 "callback_url": payload["callback_url"],
                 "client_id": payload["client_id"],
+                "result": RESULT,
             },
             dedupe_key=f"outbox:{search_job_id}",
         )
@@ -171,6 +169,7 @@ def test_a_metadata_callback_slipped_into_the_outbox_is_refused_at_delivery(shop
                 "product_code": "M1",
                 "client_id": shop.client.pk,
                 "callback_url": "http://169.254.169.254/latest/meta-data/",
+                "result": RESULT,
             },
         )
     )
@@ -200,7 +199,7 @@ def test_a_revoked_client_gets_no_webhook(as_shop, shop, webhook_receiver, priva
     assert webhook_receiver.requests == []
 
 
-def test_the_handler_waits_briefly_for_a_search_result_that_is_still_being_recorded(
+def test_an_outbox_job_without_a_search_result_ends_dead_without_a_request(
     as_shop, webhook_receiver, private_callbacks
 ):
     response = as_shop.post(
@@ -208,7 +207,6 @@ def test_the_handler_waits_briefly_for_a_search_result_that_is_still_being_recor
         {"products": [{"product_code": "R1", "product_name": "물티슈", "callback_url": webhook_receiver.url()}]},
     )
     search_job_id = response.json()["jobs"][0]["job_id"]
-    queue.claim("search-worker", job_types=[JobType.SEARCH])
     outbox = queue.enqueue(
         queue.NewJob(
             JobType.OUTBOX,
@@ -220,11 +218,7 @@ def test_the_handler_waits_briefly_for_a_search_result_that_is_still_being_recor
             },
         )
     )
-    (claimed,) = queue.claim("outbox-worker", job_types=[JobType.OUTBOX])
-    context = JobContext(worker_id="outbox-worker", deadline=time.monotonic() + 0.6)
-    started = time.monotonic()
-    with pytest.raises(SearchResultNotReady):
-        webhooks.deliver_search_result(claimed, context)
-    assert 0.2 <= time.monotonic() - started < 1.0
+    job = run_outbox_worker(outbox.job_id, passes=1)
+    assert (job.status, job.attempts) == (JobStatus.DEAD, 1)
+    assert job.last_error.startswith("WebhookUndeliverable:")
     assert webhook_receiver.requests == []
-    assert outbox.job_id == claimed.job_id

@@ -199,6 +199,7 @@ def test_the_handler_finds_the_lowest_price_records_it_and_enqueues_the_webhook(
         "product_code": "BUDS-1",
         "callback_url": "https://client.test/lps",
         "client_id": 7,
+        "result": result,
     }
     assert outbox.dedupe_key == f"outbox:{job.job_id}"
     assert outbox.max_attempts == 8
