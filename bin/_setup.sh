@@ -17,6 +17,8 @@ apt_packages=()
 command -v python3 >/dev/null || apt_packages+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || apt_packages+=(python3-venv)
 if [ -z "${LPS_CHROMIUM:-}" ] && ! command -v chromium >/dev/null; then apt_packages+=(chromium); fi
+# Korean product titles render as boxes in screenshots (admin tests, failure snapshots) without a Hangul font.
+if command -v dpkg >/dev/null && ! dpkg -s fonts-nanum >/dev/null 2>&1; then apt_packages+=(fonts-nanum); fi
 if [ ${#apt_packages[@]} -gt 0 ]; then
     echo "installing Debian packages: ${apt_packages[*]}" >&2
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
