@@ -366,7 +366,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=20_000)
     parser.add_argument("--anchors", action="store_true", help="also drain with pgqueuer and procrastinate")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating LPS/pgqueuer drains (median kept)")
+    parser.add_argument("--rounds", type=int, default=5, help="paired LPS/pgqueuer drains (median ratio kept)")
     parser.add_argument("--no-private", action="store_true", help="skip the private fsync=off server")
     parser.add_argument("--engine-part", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -441,26 +441,41 @@ def main(argv: list[str]) -> int:
         python = anchor_python()
         print()
         print(f"anchors: {anchor_versions(python)} (side venv {ANCHOR_VENV}); same server, own databases")
-        print("  LPS Worker at its defaults (8 threads) vs pgqueuer at its defaults (batch 10), alternating:")
-        ours, theirs = [], []
+        print(
+            f"  LPS Worker at its defaults (8 threads) vs pgqueuer at its defaults (batch 10): {args.rounds} paired "
+            "rounds, who goes first alternating"
+        )
+        ours, theirs, ratios = [], [], []
         for round_number in range(1, args.rounds + 1):
-            ours.append(bench_drain_worker(args.jobs, 8))
-            theirs.append(run_anchor(python, PGQUEUER_DRAIN, recreate_database(url, "lps_bench_pgqueuer"), args.jobs))
-            line(f"round {round_number}: LPS {ours[-1]:,.0f} jobs/s, pgqueuer {theirs[-1]:,.0f} jobs/s", load())
+            pgqueuer_url = recreate_database(url, "lps_bench_pgqueuer")
+            if round_number % 2:
+                lps = bench_drain_worker(args.jobs, 8)
+                pgqueuer = run_anchor(python, PGQUEUER_DRAIN, pgqueuer_url, args.jobs)
+            else:
+                pgqueuer = run_anchor(python, PGQUEUER_DRAIN, pgqueuer_url, args.jobs)
+                lps = bench_drain_worker(args.jobs, 8)
+            ours.append(lps)
+            theirs.append(pgqueuer)
+            ratios.append(lps / pgqueuer)
+            line(
+                f"round {round_number}: LPS {lps:,.0f} jobs/s, pgqueuer {pgqueuer:,.0f} jobs/s → {lps / pgqueuer:.2f}×",
+                load(),
+            )
         procrastinate = run_anchor(
             python, PROCRASTINATE_DRAIN, recreate_database(url, "lps_bench_procrastinate"), args.jobs
         )
-        ours.append(bench_drain_worker(args.jobs, 8))
-        line(
-            f"procrastinate (async no-op, concurrency 8) {procrastinate:,.0f} jobs/s, LPS after it {ours[-1]:,.0f}",
-            load(),
-        )
-        lps = statistics.median(ours)
-        pgqueuer = statistics.median(theirs)
+        line(f"procrastinate (async no-op task, concurrency 8) {procrastinate:,.0f} jobs/s", load())
         print()
-        print("drain ratios (medians; goals: ≥ 1.5× pgqueuer, ≥ 3× procrastinate)")
-        line(f"LPS {lps:,.0f} jobs/s ÷ pgqueuer {pgqueuer:,.0f} jobs/s", f"{lps / pgqueuer:5.2f}×")
-        line(f"LPS {lps:,.0f} jobs/s ÷ procrastinate {procrastinate:,.0f} jobs/s", f"{lps / procrastinate:5.2f}×")
+        print("drain ratios (goals: ≥ 1.5× pgqueuer, ≥ 3× procrastinate)")
+        line(
+            f"LPS ÷ pgqueuer, median of the paired rounds (medians {statistics.median(ours):,.0f} ÷ "
+            f"{statistics.median(theirs):,.0f})",
+            f"{statistics.median(ratios):5.2f}×",
+        )
+        line(
+            f"LPS ÷ procrastinate ({statistics.median(ours):,.0f} ÷ {procrastinate:,.0f})",
+            f"{statistics.median(ours) / procrastinate:5.2f}×",
+        )
     return 0
 
 

@@ -1,9 +1,15 @@
 """The worker loop: claim, run, heartbeat, deadline, shutdown.
 
 One main thread owns every queue transition of this worker: it claims jobs for the free slots of each job
-type, hands them to handler threads, records their outcomes (in batches), renews leases and enforces
-deadlines. It sleeps by waiting on one `threading.Event`, woken by a NOTIFY (seen by a listener thread on a
-dedicated connection), a handler finishing, a signal, or a timer (heartbeat, deadline, slow poll).
+type, hands them to handler threads, records their outcomes, renews leases and enforces deadlines. It sleeps
+by waiting on one `threading.Event`, woken by a NOTIFY (seen by a listener thread on a dedicated
+connection), a handler finishing, a signal, or a timer (heartbeat, deadline, slow poll).
+
+A durable commit costs more than the statements in it, so each turn of the loop is one commit: the outcomes
+of the finished jobs and the claim that refills their slots go in one statement (complete_and_claim) when
+nothing else is due. Light OUTBOX jobs are claimed a few rounds ahead of the free threads, and quick
+handlers leave the waking of the main thread to the one that empties the inbox, so a turn carries a whole
+batch; SEARCH jobs are never claimed ahead.
 
 Handlers run in threads, each with Django's per-thread connection. A handler past its deadline has its
 attempt failed with `JobDeadlineExceeded`, its `context.cancelled` set and the same exception raised inside
@@ -267,7 +273,11 @@ class Worker:
         log.info(
             "worker %s: starting (%s; lease %.0f s, poll every %.1f s%s%s)",
             self.worker_id,
-            ", ".join(f"{lane.job_type.label}×{lane.concurrency}" for lane in self.lanes.values()) or "no handlers",
+            ", ".join(
+                f"{lane.job_type.label}×{lane.concurrency}" + (f" +{lane.prefetch} ahead" if lane.prefetch else "")
+                for lane in self.lanes.values()
+            )
+            or "no handlers",
             self.lease_seconds,
             self.poll_interval,
             ", poll only" if self.poll_only else ", LISTEN",
