@@ -16,7 +16,9 @@ Scripting (all thread-safe):
   "http_500" (server error), "captcha" (a captcha page, 200), "challenge" (a bot-manager JS challenge, 200),
   "slow" (the results only after `delay_seconds`; `reset()` cuts the wait short), "malformed" (the results
   with broken, truncated markup: the last listing is cut off), "no_result_list" (a 200 page with neither a
-  result list nor the empty-result message), "normal" (undo a behaviour).
+  result list nor the empty-result message), "late_list" (the page arrives with an empty result list that
+  its script fills `delay_seconds` after DOMContentLoaded, as a client-rendered page does), "normal" (undo a
+  behaviour).
 - `reset()` — forget results, behaviours, the request log and counters, and release slow requests.
 
 Observation:
@@ -24,11 +26,18 @@ Observation:
   `search_queries` — the `q` of each search request in order.
 - `resource_hits` — a Counter of requests received by kind ("search", "image", "font", "media",
   "stylesheet", "script", "other"); `hits(kind)` reads one.
-- `bytes_served` — body bytes written (what a naive crawler downloads).
+- `bytes_served` — body bytes written as sent on the wire (gzip-encoded where the response was), which is
+  what a proxy bills apart from headers.
 
-Every page references a stylesheet (whose CSS pulls a sprite image), a script, a webfont (@font-face used by
-the body text), a logo, one thumbnail <img> per listing, badge images, a <video> and an <audio>, so that a
-crawler's resource blocking is measurable here. The results pages carry the decoys the parser must survive:
+Served like a real storefront behind a CDN: HTTP/1.1 keep-alive; HTML, CSS, JS and JSON gzip-encoded when the
+client accepts gzip (Chromium always does); the HTML `no-store`, the hashed Next.js-style chunks and CSS
+`max-age=31536000, immutable`, images a day. Asset weights follow a real result page: about 560 KB of
+JavaScript (≈190 KB gzipped) in deferred chunks plus an async bot-manager sensor, about 90 KB of CSS, a
+16 KB thumbnail per listing, a sprite, badges, a webfont, and the page's own data again as a JSON blob.
+
+Every page references stylesheets (one pulls a sprite image), scripts, a webfont (@font-face used by the
+body text), a logo, one thumbnail <img> per listing, badge images, a <video> and an <audio>, so that a
+crawler's resource blocking and caching are measurable here. The results pages carry the decoys the parser must survive:
 the original price in <del>, the discount rate, unit prices, a cashback amount in won, ads, sold-out
 listings, non-rocket badge images, thumbnails whose alt text is the title, and a JSON blob in a <script>
 holding the empty-result message.
@@ -39,7 +48,12 @@ crawler's proxy sessions can be tested against it with any host name in the base
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
 import html
+import json
+import random
 import threading
 import zlib
 from collections import Counter
@@ -51,23 +65,49 @@ import pytest
 
 MARKUPS = frozenset({"current", "legacy"})
 BEHAVIOURS = frozenset(
-    {"normal", "http_403", "http_429", "http_500", "captcha", "challenge", "slow", "malformed", "no_result_list"}
+    {
+        *("normal", "http_403", "http_429", "http_500", "captcha", "challenge", "slow", "malformed"),
+        *("no_result_list", "late_list"),
+    }
 )
 NO_RESULT_TEXT = "검색결과가 없습니다"
 
-# Asset sizes that make blocking visible in bytes (a real result page pulls megabytes of images).
-IMAGE_BYTES = 12_000
+# Asset weights of a real result page (sizes as stored; images and media do not compress further).
+THUMBNAIL_BYTES = 16_000
+"""A 212×212 WebP/JPEG product thumbnail."""
+IMAGE_BYTES = {"/images/thumb/": THUMBNAIL_BYTES, "/images/sprite/": 24_000, "/images/logo/": 6_000}
+OTHER_IMAGE_BYTES = 2_500
+"""Badges, icons, banners and the captcha image."""
 FONT_BYTES = 40_000
 VIDEO_BYTES = 150_000
 AUDIO_BYTES = 60_000
 
-STYLESHEET = b"""
+SCRIPTS = {
+    # path: (size, how the page loads it). Next.js-style chunks with content hashes, so cached for a year.
+    "/_next/static/chunks/webpack-5c1f3e9a2b7d4e61.js": (4_000, "defer"),
+    "/_next/static/chunks/framework-0a4f9c2e8d1b7a35.js": (140_000, "defer"),
+    "/_next/static/chunks/main-8e2d6b1f4c9a0e73.js": (110_000, "defer"),
+    "/_next/static/chunks/pages/np/search-3b7e1d9c5f2a8046.js": (250_000, "defer"),
+    "/akam/13/sensor-6f0b2d8e.js": (60_000, "async"),
+}
+STYLESHEETS = {
+    "/_next/static/css/9d4c1a7e2f6b3085.css": 90_000,
+    "/static/search.css": 0,  # the hand-written sheet below, as is
+}
+SEARCH_CSS = """
 body { margin: 0; }
 .Header_logo__q2Lx1 { width: 174px; height: 41px; background-image: url(/images/sprite/header-sprite.png); }
 .ProductUnit_productUnit__Qd6sv { display: inline-block; width: 230px; vertical-align: top; }
 del { color: #888; }
 """
-SCRIPT = b"window.__SEARCH_READY__ = true;\n"
+FILTER_FACETS = 600
+BRAND_WORDS = ("삼성전자", "LG전자", "로지텍", "다이슨", "필립스", "소니", "애플", "샤오미", "곰곰", "탐사")
+STATIC_CACHE = "public, max-age=31536000, immutable"
+IMAGE_CACHE = "public, max-age=86400"
+PAGE_CACHE = "no-cache, no-store, must-revalidate"
+COMPRESSIBLE = ("text/", "application/javascript", "application/json")
+GZIP_LEVEL = 6
+"""What nginx and most CDNs use by default."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +165,12 @@ class FakeListing:
         return round((self.original_price - self.price) * 100 / self.original_price)
 
     @property
+    def thumbnail(self) -> str:
+        """A CDN path named by a content hash, as real thumbnails are (so a page gzips no better than a real one)."""
+        digest = hashlib.sha256(f"{self.product_id}:{self.title}".encode()).hexdigest()
+        return f"/images/thumb/remote/230x230ex/image/vendor_inventory/{digest[:4]}/{digest[4:]}.jpg"
+
+    @property
     def cashback(self) -> int:
         return max(10, self.price // 100)
 
@@ -140,20 +186,53 @@ def esc(text: str) -> str:
 # --- Pages ----------------------------------------------------------------------------------------------
 
 
-def page(title: str, body: str, *, lang: str = "ko") -> str:
-    """A whole document with the site chrome: stylesheet, script, webfont, logo, video and audio."""
-    next_data = '{"props":{"pageProps":{"messages":{"noResult":"' + NO_RESULT_TEXT + '","soldOut":"일시품절"}}}}'
+def page(title: str, body: str, *, lang: str = "ko", products: list[FakeListing] = (), tail: str = "") -> str:
+    """A whole document with the site chrome: stylesheets, scripts, webfont, logo, video and audio, and the
+    page's data as a Next.js JSON blob (`products` in it, as the real page carries its props); `tail` goes
+    before </body>."""
+    props = {
+        "messages": {"noResult": NO_RESULT_TEXT, "soldOut": "일시품절"},
+        "products": [
+            {
+                "productId": item.product_id,
+                "title": item.title,
+                "salePrice": item.price,
+                "basePrice": item.original_price,
+                "link": item.href,
+                "image": item.thumbnail,
+                "rocket": item.rocket,
+                "soldOut": item.sold_out,
+                "ad": item.ad,
+                "vendor": item.seller,
+                "rating": 4.5,
+                "reviewCount": 1234,
+            }
+            for item in products
+        ],
+    }
+    # A real page also carries its filter facets and per-card tracking ids: data that gzip cannot squeeze much.
+    rng = random.Random(title)
+    props["filters"] = [
+        {"id": f"{rng.getrandbits(64):016x}", "name": f"{BRAND_WORDS[n % len(BRAND_WORDS)]} {n}", "count": n * 7 % 997}
+        for n in range(FILTER_FACETS)
+    ]
+    for product in props["products"]:
+        product["tracking"] = {key: f"{rng.getrandbits(128):032x}" for key in ("clickId", "impressionId", "logId")}
+    next_data = json.dumps({"props": {"pageProps": props}, "page": "/np/search"}, ensure_ascii=False)
+    next_data = next_data.replace("</", "<\\/")  # a title holding "</script>" must not end the blob
+    stylesheets = "\n".join(f'<link rel="stylesheet" href="{path}">' for path in STYLESHEETS)
+    scripts = "\n".join(f'<script src="{path}" {loading}></script>' for path, (_size, loading) in SCRIPTS.items())
     return f"""<!DOCTYPE html>
 <html lang="{lang}">
 <head>
 <meta charset="utf-8">
 <title>{esc(title)}</title>
-<link rel="stylesheet" href="/static/search.css">
+{stylesheets}
 <style>
 @font-face {{ font-family: "CoupangSans"; src: url("/static/fonts/coupang-sans.woff2") format("woff2"); }}
 body {{ font-family: "CoupangSans", sans-serif; }}
 </style>
-<script src="/static/search.js"></script>
+{scripts}
 </head>
 <body>
 <header id="header"><a href="/" class="Header_logo__q2Lx1"><img src="/images/logo/coupang-logo.png" alt="쿠팡"></a>
@@ -163,6 +242,7 @@ body {{ font-family: "CoupangSans", sans-serif; }}
 {body}
 <footer id="footer"><p>쿠팡(주) | 사업자등록번호 : 120-88-00767</p></footer>
 <script id="__NEXT_DATA__" type="application/json">{next_data}</script>
+{tail}
 </body>
 </html>
 """
@@ -189,7 +269,7 @@ def render_current_listing(item: FakeListing) -> str:
     return f"""<li class="ProductUnit_productUnit__Qd6sv" data-id="{esc(item.product_id)}"
  data-sentry-component="ProductItem">
 <a href="{esc(item.href)}" target="_blank">
-<figure class="ProductUnit_productImage__Mqcg1"><img src="/images/thumb/{esc(item.product_id)}.jpg"
+<figure class="ProductUnit_productImage__Mqcg1"><img src="{esc(item.thumbnail)}"
  alt="{esc(item.title)}" width="212" height="212"></figure>
 <div class="ProductUnit_productInfo__1aWcX">
 <div class="ProductUnit_productNameV2__cV9cw">{esc(item.title)}</div>
@@ -211,7 +291,22 @@ def render_current(query: str, items: list[FakeListing]) -> str:
 <ul id="product-list" class="ProductList_productList__Qk2hZ">
 {cards}
 </ul></main>"""
-    return page(f"{query} - 쿠팡!", body)
+    return page(f"{query} - 쿠팡!", body, products=items)
+
+
+def render_late(query: str, items: list[FakeListing], delay_seconds: float) -> str:
+    """The current markup with the result list left empty by the server and filled by the page's script
+    `delay_seconds` after DOMContentLoaded (the cards travel as a JSON string, not as markup)."""
+    cards = json.dumps("\n".join(render_current_listing(item) for item in items)).replace("</", "<\\/")
+    body = f"""<main class="SearchLayout_main__fN7Lz">
+<div class="SearchResultHeader_header__wTb2a"><h1>'{esc(query)}' 검색결과</h1></div>
+<ul id="product-list" class="ProductList_productList__Qk2hZ"></ul></main>"""
+    tail = f"""<script>
+document.addEventListener("DOMContentLoaded", () => setTimeout(() => {{
+  document.getElementById("product-list").innerHTML = {cards};
+}}, {int(delay_seconds * 1000)}));
+</script>"""
+    return page(f"{query} - 쿠팡!", body, products=items, tail=tail)
 
 
 def render_legacy_listing(item: FakeListing) -> str:
@@ -235,7 +330,7 @@ def render_legacy_listing(item: FakeListing) -> str:
     return f"""<li class="{classes}" id="{esc(item.product_id)}" data-product-id="{esc(item.product_id)}">
 <a class="search-product-link" href="{esc(item.href)}">
 <dl class="search-product-wrap"><dt class="image"><img class="search-product-wrap-img"
- src="/images/thumb/{esc(item.product_id)}.jpg" alt="{esc(item.title)}"></dt>
+ src="{esc(item.thumbnail)}" alt="{esc(item.title)}"></dt>
 <dd class="descriptions"><div class="descriptions-inner">{ad}
 <div class="name">{esc(item.title)}</div>
 <div class="price-area"><div class="price-wrap"><div class="price">{price_info}
@@ -252,7 +347,7 @@ def render_legacy(query: str, items: list[FakeListing]) -> str:
 <ul id="productList" class="search-product-list">
 {cards}
 </ul></div>"""
-    return page(f"{query} - 쿠팡!", body)
+    return page(f"{query} - 쿠팡!", body, products=items)
 
 
 def render_empty(query: str, markup: str) -> str:
@@ -336,8 +431,60 @@ def render_no_result_list() -> str:
 
 
 def asset_body(size: int, seed: str) -> bytes:
-    chunk = (seed.encode() * 64)[:256] or b"\0"
-    return (chunk * (size // len(chunk) + 1))[:size]
+    """`size` bytes that compress no better than a real image or media file does (not at all)."""
+    return random.Random(seed).randbytes(size)
+
+
+@functools.cache
+def javascript(size: int, seed: str) -> bytes:
+    """About `size` bytes of valid, minified-looking JavaScript that gzips about 3:1 like a real bundle."""
+    rng = random.Random(seed)
+    properties = ("props", "state", "children", "className", "length", "value", "key", "type", "ref", "current")
+    templates = (
+        'function {f}({a},{b}){{var {c}={a}.{p}+{b}["{q}"];return {c}?{a}.push({c}):null}}',
+        'var {f}=function({a}){{return{{{p}:{a}.{q},{q}:"{s}"}}}};',
+        'var {f}=function({a},{b}){{if(!{a})throw new Error("{s}");'
+        "for(var {c}=0;{c}<{b}.length;{c}++){a}.{q}({b}[{c}])}};",
+        "var {f}=({a},{b})=>{a}&&{a}.{p}?{b}.{q}({a}):void 0;",
+    )
+    parts, written = [], 0
+    for number in range(10**9):
+        if written >= size:
+            break
+
+        # Single letters are never keywords; distinct ones keep arrow-function parameters legal.
+        a, b, c, f, text = rng.sample("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 5)
+        statement = rng.choice(templates).format(
+            f=f"{f}{number}", a=a, b=b, c=c, p=rng.choice(properties), q=rng.choice(properties), s=f"{text}{number}"
+        )
+        parts.append(statement)
+        written += len(statement) + 1
+    return ("\n".join(parts) + "\nwindow.__SEARCH_READY__=true;\n").encode()
+
+
+@functools.cache
+def stylesheet(size: int, seed: str) -> bytes:
+    """About `size` bytes of CSS-module rules (or the hand-written sheet when `size` is 0), gzipping about 5:1."""
+    if size == 0:
+        return SEARCH_CSS.encode()
+    rng = random.Random(seed)
+    components = ("ProductUnit", "PriceArea", "Price", "AdMark", "SearchLayout", "Header", "Filter", "Banner")
+    parts, written = [], 0
+    while written < size:
+        hash_ = "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") for _ in range(5))
+        rule = (
+            f".{rng.choice(components)}_{rng.choice(('wrap', 'item', 'title', 'value', 'badge'))}__{hash_}"
+            f"{{display:{rng.choice(('flex', 'block', 'inline-block'))};margin:{rng.randint(0, 24)}px "
+            f"{rng.randint(0, 24)}px;color:#{rng.randint(0, 0xFFFFFF):06x};font-size:{rng.randint(11, 20)}px}}"
+        )
+        parts.append(rule)
+        written += len(rule) + 1
+    return "\n".join(parts).encode()
+
+
+@functools.cache
+def gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, GZIP_LEVEL, mtime=0)
 
 
 # --- The server -----------------------------------------------------------------------------------------
@@ -535,6 +682,8 @@ class FakeMarketplace:
             return 200, {}, render_no_result_list()
         if kind == "malformed":
             return 200, {}, render_malformed(query, found.listings)
+        if kind == "late_list":
+            return 200, {}, render_late(query, found.listings, behaviour.delay_seconds)
         if not found.listings:
             return 200, {}, render_empty(query, found.markup)
         render = render_legacy if found.markup == "legacy" else render_current
@@ -544,6 +693,7 @@ class FakeMarketplace:
 class _Handler(BaseHTTPRequestHandler):
     marketplace: FakeMarketplace
     server_version = "FakeCoupang/1.0"
+    protocol_version = "HTTP/1.1"  # keep-alive, as every real storefront serves
 
     def log_message(self, format, *args):
         """Stay quiet: the request log is the record."""
@@ -572,22 +722,24 @@ class _Handler(BaseHTTPRequestHandler):
             if kind == "search":
                 answer = self.marketplace.search_response(query or "", url)
                 if answer is None:
+                    self.close_connection = True  # nothing was answered: the client must not wait on this socket
                     return
                 status, headers, text = answer
-                self._send(status, "text/html; charset=utf-8", text.encode("utf-8"), headers)
+                self._send(status, "text/html; charset=utf-8", text.encode("utf-8"), headers, cache=PAGE_CACHE)
             elif kind == "image":
-                self._send(200, "image/jpeg", asset_body(IMAGE_BYTES, path))
+                size = next((size for prefix, size in IMAGE_BYTES.items() if path.startswith(prefix)), None)
+                self._send(200, "image/jpeg", asset_body(size or OTHER_IMAGE_BYTES, path), cache=IMAGE_CACHE)
             elif kind == "font":
-                self._send(200, "font/woff2", asset_body(FONT_BYTES, path))
+                self._send(200, "font/woff2", asset_body(FONT_BYTES, path), cache=STATIC_CACHE)
             elif kind == "media":
                 size, content_type = (
                     (VIDEO_BYTES, "video/mp4") if path.endswith(".mp4") else (AUDIO_BYTES, "audio/mpeg")
                 )
-                self._send(200, content_type, asset_body(size, path))
-            elif kind == "stylesheet":
-                self._send(200, "text/css", STYLESHEET)
-            elif kind == "script":
-                self._send(200, "application/javascript", SCRIPT)
+                self._send(200, content_type, asset_body(size, path), cache=STATIC_CACHE)
+            elif kind == "stylesheet" and path in STYLESHEETS:
+                self._send(200, "text/css", stylesheet(STYLESHEETS[path], path), cache=STATIC_CACHE)
+            elif kind == "script" and path in SCRIPTS:
+                self._send(200, "application/javascript", javascript(SCRIPTS[path][0], path), cache=STATIC_CACHE)
             elif path.startswith("/vp/products/"):
                 self._send(200, "text/html; charset=utf-8", page("상품 - 쿠팡!", "<main>상품 상세</main>").encode())
             else:
@@ -596,11 +748,26 @@ class _Handler(BaseHTTPRequestHandler):
             # The browser gave up (timeout) or aborted the request: nothing to answer.
             pass
 
-    def _send(self, status: int, content_type: str, body: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        content_type: str,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+        *,
+        cache: str = PAGE_CACHE,
+    ) -> None:
+        compress = content_type.startswith(COMPRESSIBLE) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if compress:
+            body = gzipped(body) if cache == STATIC_CACHE else gzip.compress(body, GZIP_LEVEL, mtime=0)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
+        self.send_header("Cache-Control", cache)
+        if content_type.startswith(COMPRESSIBLE):
+            self.send_header("Vary", "Accept-Encoding")
+        if compress:
+            self.send_header("Content-Encoding", "gzip")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()

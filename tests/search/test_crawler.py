@@ -21,7 +21,7 @@ from search.crawler import Crawler
 from search.exceptions import Blocked, BrowserUnavailable, CrawlFailed
 from search.models import BotEvent, IpSession, SessionEndReason
 from search.sources.coupang import CoupangSource
-from tests.fakes.marketplace import FakeListing, render_current
+from tests.fakes.marketplace import FONT_BYTES, THUMBNAIL_BYTES, FakeListing, render_current
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -120,9 +120,28 @@ def test_a_result_page_comes_back_parsed_with_its_bytes_counted(crawler, source,
     assert page.listings[0].rocket
     assert not page.empty
     assert page.proxy_label == "direct"
-    document = len(render_current(QUERY, [FakeListing.from_dict(listing) for listing in LISTINGS]).encode())
-    assert document < page.bytes < fake_marketplace.bytes_served + 4_000  # the stylesheet, script and headers
+    # A fresh session fetched the page and, once, the site's scripts and stylesheets: all of it gzipped.
+    assert fake_marketplace.bytes_served < page.bytes < fake_marketplace.bytes_served + 8_000  # plus headers
     assert page.elapsed_ms > 0
+
+
+def test_a_session_pays_for_gzipped_html_on_the_wire_and_its_cached_scripts_only_once(source, fake_marketplace):
+    items = [FakeListing.from_dict(listing) for listing in LISTINGS]
+    document = render_current(QUERY, items).encode()
+
+    with Crawler(request_budget=10, worker_id="warm") as crawler:
+        crawler.fetch(source, QUERY)
+        first_hits = fake_marketplace.resource_hits
+        served = fake_marketplace.bytes_served
+        second = crawler.fetch(source, QUERY)
+
+    hits = fake_marketplace.resource_hits
+    assert (hits["script"], hits["stylesheet"]) == (first_hits["script"], first_hits["stylesheet"])
+    assert hits["search"] == 2
+    html_on_the_wire = fake_marketplace.bytes_served - served
+    assert html_on_the_wire < len(document) / 3  # the marketplace sent it gzipped
+    # What the crawler counts is what crossed the wire (encoded body plus headers), not the decoded page.
+    assert html_on_the_wire < second.bytes < html_on_the_wire + 2_000
 
 
 def test_a_query_the_marketplace_does_not_know_gives_a_healthy_empty_page(crawler, source, fake_marketplace):
@@ -169,7 +188,8 @@ def test_a_naive_crawler_that_blocks_nothing_pulls_images_and_media_and_many_mor
     assert hits["image"] > 0
     assert hits["media"] > 0
     assert heavy.listings == lean.listings
-    assert heavy.bytes > 3 * lean.bytes
+    # Both fetched the page, scripts and stylesheets into an empty cache; only the naive one the rest.
+    assert heavy.bytes > lean.bytes + len(LISTINGS) * THUMBNAIL_BYTES + FONT_BYTES
 
 
 def test_the_crawler_presents_itself_as_a_korean_desktop_chrome(crawler, source, fake_marketplace):
