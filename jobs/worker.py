@@ -57,6 +57,8 @@ OUTBOX_PREFETCH_ROUNDS = 4
 # The database is retried after this long at first, doubling up to the cap while it stays down.
 DB_RETRY_FIRST_SECONDS = 0.25
 DB_RETRY_CAP_SECONDS = 5.0
+# The listener retries sooner: until it is back, new jobs wait for the slow poll.
+LISTEN_RETRY_CAP_SECONDS = 2.0
 # A second signal gives the hand-back of held jobs this long before the process exits anyway.
 HARD_EXIT_SECONDS = 3.0
 # How long a stopping worker waits for its idle handler threads to close their connections.
@@ -223,6 +225,7 @@ class Worker:
         self._next_heartbeat: float | None = None
         self._next_poll = 0.0
         self._grace_ends: float | None = None
+        self._wake_at: float | None = None
 
     # --- Control -------------------------------------------------------------------------------------------
 
@@ -338,7 +341,11 @@ class Worker:
             if self.burst and idle and claimed_nothing:
                 log.info("worker %s: nothing left to claim, burst done", self.worker_id)
                 return
-            self._wake.wait(self._timeout(time.monotonic()))
+            # None while planning: a handler that starts meanwhile wakes us rather than guess (see _execute).
+            self._wake_at = None
+            timeout = self._timeout(time.monotonic())
+            self._wake_at = time.monotonic() + timeout
+            self._wake.wait(timeout)
 
     def _timeout(self, now: float) -> float:
         """Seconds until the next timer: a deadline, the grace period's end, or (once the database may be
@@ -482,6 +489,11 @@ class Worker:
                 self._finished.put(run)
                 self._wake.set()
             return  # released at shutdown: the main thread has freed its slot already
+        wake_at = self._wake_at
+        if wake_at is None or run.context.deadline < wake_at:
+            self._wake.set()  # the main thread must watch this deadline sooner than it planned to wake
+        elif not self._finished.empty() and self.lanes[job.job_type].inbox.empty():
+            self._wake.set()  # quick outcomes left for the batch must not wait behind this run
         log.info("start %s %s attempt %d/%d", job.job_type.label, job.job_id, job.attempt, job.max_attempts)
         close_old_connections()
         try:
@@ -742,7 +754,7 @@ class Worker:
                     return
                 log.warning("worker %s: LISTEN connection lost, reconnecting in %.1f s: %s", self.worker_id, delay, exc)
                 self._listener_stop.wait(delay)
-                delay = min(delay * 2, DB_RETRY_CAP_SECONDS)
+                delay = min(delay * 2, LISTEN_RETRY_CAP_SECONDS)
 
     def _want(self, payload: str | None) -> None:
         """Ask the main loop to claim for the job type named by a notification (all types for None)."""

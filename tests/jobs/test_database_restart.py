@@ -85,7 +85,7 @@ def test_a_database_restart_during_a_run_leaves_every_job_finished_exactly_once(
     [late_id] = _enqueue(url, 1, {"sent_at": sent})
     wait_until(lambda: _statuses(url) == {3: 9}, timeout=15, interval=0.1, message="the new job to be done")
     late_start = next(line["t"] for line in read_records(record_path) if line["job_id"] == late_id)
-    assert late_start - sent < 5
+    assert late_start - sent < 15  # the poll is a minute away; the listener retries every 2 s at most
 
     worker.signal(signal.SIGTERM)
     assert worker.wait() == 0

@@ -138,6 +138,21 @@ def test_a_pure_python_handler_past_its_deadline_is_stopped_and_the_attempt_fail
     assert status_of(quick.job_id) == JobStatus.DONE
 
 
+def test_a_deadline_is_kept_for_a_job_that_starts_while_the_worker_sleeps_on_a_long_timer(
+    threaded_worker, record_path, settings
+):
+    settings.LPS_OUTBOX_DEADLINE_SECONDS = 0.5
+    quick = [enqueue({}), enqueue({})]
+    stuck = enqueue({"spin": 30}, max_attempts=1)
+
+    started = time.monotonic()
+    threaded_worker(burst=True, outbox_concurrency=1, prefetch={JobType.OUTBOX: 2}, lease_seconds=60).join()
+
+    assert time.monotonic() - started < 5  # not the 20 s heartbeat nor the 60 s poll
+    assert Job.objects.get(job_id=stuck.job_id).last_error.startswith("JobDeadlineExceeded")
+    assert [status_of(job.job_id) for job in quick] == [JobStatus.DONE, JobStatus.DONE]
+
+
 def test_a_cooperative_handler_sees_cancelled_at_its_deadline_and_its_late_result_is_not_written(
     threaded_worker, record_path, settings
 ):
