@@ -21,7 +21,14 @@ How it works:
   any) and one `IpSession` row. A session serves one fetch at a time, in one tab that it keeps (a new tab
   costs a renderer process), and is reused for `request_budget` requests, then ended "budget". A block ends
   it "blocked" (plus a `BotEvent` row), any other failure "error", a browser recycle "recycled", `close()`
-  "shutdown". Between fetches the tab rests on about:blank, so the marketplace's scripts stop spending.
+  "shutdown". A tab left idle for REST_AFTER_IDLE_SECONDS is sent to about:blank, so the marketplace's
+  scripts stop spending; a busy session goes straight to its next page (the navigation ends the old one) and
+  pays no extra navigation per fetch.
+- A page is read as soon as its HTML is parsed (readyState "interactive"), not when its deferred scripts have
+  run (DOMContentLoaded) or everything has loaded: the results are server-rendered, and the scripts (the
+  bot manager's sensor among them) keep running in the tab meanwhile. A page that shows neither results nor
+  an empty-result message yet is read again as its DOM changes, for up to LATE_RENDER_LIMIT_SECONDS, so a
+  list rendered late by the page's script is still read.
 - Images, media and fonts never leave the browser (proxy bytes are billed): Blink does not load images
   (`--blink-settings=imagesEnabled=false`) and Chromium refuses image, font and media URLs itself (CDP
   `Network.setBlockedURLs`, by extension). Neither costs a round trip to Python per request, as a Playwright
@@ -99,6 +106,22 @@ LAUNCH_TIMEOUT_SECONDS = 30.0
 HOUSEKEEPING_TIMEOUT_SECONDS = 10.0
 """Bound on opening/closing a context or closing a browser."""
 SNAPSHOT_TIMEOUT_SECONDS = 3.0
+REST_AFTER_IDLE_SECONDS = 2.0
+"""How long a session's tab may sit on its last page before it is sent to about:blank."""
+LATE_RENDER_LIMIT_SECONDS = 2.0
+"""At most this long (and never past the navigation timeout) a page without a result list is watched for one."""
+READ_HTML = """new Promise(resolve => {
+  const read = () => resolve(document.documentElement ? document.documentElement.outerHTML : "");
+  if (document.readyState !== "loading") read();
+  else document.addEventListener("readystatechange", read, {once: true});
+})"""
+"""The document's HTML once the parser has finished it (its deferred scripts may still be to run)."""
+NEXT_CHANGE = """new Promise(resolve => {
+  const observer = new MutationObserver(() => { observer.disconnect(); setTimeout(resolve, 50); });
+  observer.observe(document, {childList: true, subtree: true, characterData: true});
+  setTimeout(() => { observer.disconnect(); resolve(); }, %d);
+})"""
+"""Settles shortly after the DOM next changes (50 ms, to let a render finish), or after the given milliseconds."""
 TIMED_OUT_SNAPSHOT_SECONDS = 0.5
 """A tab that timed out is still loading: its content and screenshot wait for the document, so keep it short."""
 VISIT_GRACE_SECONDS = 2 * SNAPSHOT_TIMEOUT_SECONDS + 5.0
@@ -241,27 +264,39 @@ class _Session:
     tab: object = None
     """The Playwright Page this session loads its pages in (opened on its first fetch)."""
     meter: _ByteMeter | None = None
-    """The byte meter of the current visit; the tab's network events feed whichever is here."""
+    """Meters the session's tab from its first fetch to its end (the tab's network events feed it)."""
     resting: asyncio.Task | None = None
-    """The tab's way back to about:blank after a visit (the next visit waits for it)."""
+    """The tab's way back to about:blank after it sat idle (the next visit waits for it)."""
+    rest_timer: asyncio.TimerHandle | None = None
+    """Sends the tab to about:blank once it has been idle for REST_AFTER_IDLE_SECONDS."""
+    network: object = None
+    """The CDP session of the tab (network events, reading the page)."""
 
 
 class _ByteMeter:
-    """Bytes received over the network for one tab, from Chromium's network events (headers included).
+    """Bytes received over the network by a session's tab, from Chromium's network events: encoded bodies
+    (gzip as it travelled, not the decoded page) plus headers, as a proxy bills them.
 
-    Only http(s) requests count: data: URLs never touch the wire, and neither does the error page Chromium
-    shows (under the failed request's id) after a request fails."""
+    `take()` hands over what arrived since the last take. A page is read before its deferred scripts and late
+    requests are done, so what they bring after the read is taken by the session's next fetch (or its end):
+    no byte goes uncounted, and the sum over a session is what it cost. Only http(s) requests count: data:
+    URLs never touch the wire, and neither does the error page Chromium shows after a request fails."""
 
     def __init__(self):
         self.networked: set[str] = set()
         self.finished: dict[str, int] = {}
         self.partial: dict[str, int] = {}
+        self.taken: dict[str, int] = {}
+        """What an unfinished request had brought when last taken."""
         self.blocked: Counter[str] = Counter()
-        """Requests Chromium refused by URL pattern, by resource type ("font", "media", …)."""
+        """Requests Chromium refused by URL pattern since the last take, by resource type ("font", "media", …)."""
 
     def on_failed(self, event: dict) -> None:
-        # What arrived before the failure stays counted (as partial); nothing after it is network traffic.
-        self.networked.discard(event.get("requestId", ""))
+        # What arrived before the failure is all this request will ever cost.
+        request_id = event.get("requestId", "")
+        if request_id in self.networked:
+            self.networked.discard(request_id)
+            self.finished[request_id] = self.partial.get(request_id, 0)
         if event.get("blockedReason"):
             self.blocked[str(event.get("type") or "other").lower()] += 1
 
@@ -286,11 +321,20 @@ class _ByteMeter:
         if request_id in self.networked:
             self.finished[request_id] = int(event.get("encodedDataLength") or 0)
 
-    @property
-    def total(self) -> int:
-        # A finished request reports its full size; one cut off when the tab closed counts what arrived.
-        unfinished = sum(size for request_id, size in self.partial.items() if request_id not in self.finished)
-        return sum(self.finished.values()) + unfinished
+    def take(self) -> tuple[int, Counter[str]]:
+        """Bytes received and requests blocked since the last take; forgets the requests that are done."""
+        # A finished request reports its full size; one still under way (or cut off) counts what arrived.
+        size = 0
+        for request_id, finished in self.finished.items():
+            size += finished - self.taken.pop(request_id, 0)
+            self.partial.pop(request_id, None)
+            self.networked.discard(request_id)
+        self.finished.clear()
+        for request_id, arrived in self.partial.items():
+            size += arrived - self.taken.get(request_id, 0)
+            self.taken[request_id] = arrived
+        blocked, self.blocked = self.blocked, Counter()
+        return size, blocked
 
 
 @dataclass
@@ -333,8 +377,8 @@ class Crawler:
     Arguments default to settings: chromium_path (LPS_CHROMIUM, else found), proxies (LPS_PROXIES),
     request_budget (LPS_SESSION_REQUEST_BUDGET), recycle_after_pages (LPS_BROWSER_RECYCLE_PAGES),
     navigation_timeout in seconds (LPS_NAVIGATION_TIMEOUT_SECONDS). worker_id is written on IpSession rows
-    (default host:pid). block_resources=False loads images, media and fonts too (a naive crawler, for
-    comparisons only).
+    (default host:pid). block_resources=False loads images, media and fonts too and reads each page only
+    after its load event (a naive crawler, for comparisons only).
     """
 
     def __init__(
@@ -402,6 +446,13 @@ class Crawler:
         with self._lock:
             return dict(self._counters)
 
+    def _count(self, size: int, blocked: Counter[str]) -> None:
+        """Add to the byte and blocked-request totals (under the lock)."""
+        self._counters["bytes"] += size
+        for resource_type, count in blocked.items():
+            self._counters["blocked_requests"] += count
+            self._counters[f"blocked_{resource_type}"] += count
+
     # --- Fetching ---------------------------------------------------------------------------------------
 
     def fetch(
@@ -432,10 +483,7 @@ class Crawler:
         session.bytes += visit.bytes
         with self._lock:
             self._counters["pages"] += 1
-            self._counters["bytes"] += visit.bytes
-            for resource_type, count in visit.blocked.items():
-                self._counters["blocked_requests"] += count
-                self._counters[f"blocked_{resource_type}"] += count
+            self._count(visit.bytes, visit.blocked)
 
         if visit.outcome == "ok":
             self._checkin(session, None)
@@ -518,9 +566,9 @@ class Crawler:
             page = await self._tab(session)
         except PlaywrightError as exc:
             return _Visit("error", url, kind="browser_gone", error=f"no tab could open: {_reason(exc)}")
-        meter = session.meter = _ByteMeter()
+        meter = session.meter
         try:
-            visit = await self._navigate(page, source, url, timeout)
+            visit = await self._navigate(session.network, page, source, url, timeout)
         except PlaywrightError as exc:
             if session.browser.disconnected or not session.browser.browser.is_connected():
                 # The browser died (perhaps since the last visit, with this tab still open in it).
@@ -528,10 +576,9 @@ class Crawler:
             visit = _Visit("error", url, kind="navigation", error=f"the browser failed: {_reason(exc)}")
             await self._capture(page, visit)
         # What is still loading now is cut short below, so what arrived until now is what was billed.
-        visit.bytes = meter.total
-        visit.blocked = meter.blocked
+        visit.bytes, visit.blocked = meter.take()
         if visit.outcome == "ok":
-            session.resting = asyncio.ensure_future(_rest(page))
+            session.rest_timer = asyncio.get_running_loop().call_later(REST_AFTER_IDLE_SECONDS, _rest_idle, session)
         else:
             # The session ends with this failure: stop the tab now rather than when its context closes.
             with contextlib.suppress(PlaywrightError, TimeoutError):
@@ -540,6 +587,9 @@ class Crawler:
 
     async def _tab(self, session: _Session):
         """The session's tab, opened on first use with its network events metered; waits until it rests."""
+        if session.rest_timer is not None:
+            session.rest_timer.cancel()
+            session.rest_timer = None
         if session.resting is not None:
             resting, session.resting = session.resting, None
             await resting
@@ -558,20 +608,33 @@ class Crawler:
         await network.send("Network.enable")
         if self.block_resources:
             await network.send("Network.setBlockedURLs", {"urls": list(BLOCKED_URL_PATTERNS)})
-        session.tab = page
+        session.tab, session.network = page, network
+        if session.meter is None:
+            session.meter = _ByteMeter()
         return page
 
-    async def _navigate(self, page, source: MarketplaceSource, url: str, timeout: float) -> _Visit:
+    async def _navigate(self, network, page, source: MarketplaceSource, url: str, timeout: float) -> _Visit:
+        deadline = time.monotonic() + timeout
         try:
-            response = await page.goto(url, wait_until="domcontentloaded", timeout=timeout * 1000)
-        except PlaywrightTimeoutError:
+            response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
+            if not self.block_resources:
+                await page.wait_for_load_state("load", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+            html = await asyncio.wait_for(_evaluate(network, READ_HTML), max(0.0, deadline - time.monotonic()))
+        except (PlaywrightTimeoutError, TimeoutError):
             visit = _Visit("error", url, kind="timeout", error=f"the page did not load within {timeout:g}s")
             # The tab is still waiting for the document: what it shows now is all there is to keep.
             await self._capture(page, visit, limit=TIMED_OUT_SNAPSHOT_SECONDS)
             return visit
-        html = await page.content()
         parsed = await asyncio.to_thread(source.parse, html, base_url=page.url)
         status = response.status if response is not None else None
+        late_until = min(deadline, time.monotonic() + LATE_RENDER_LIMIT_SECONDS)
+        while parsed.blocked_kind == "no_result_list" and status == 200 and time.monotonic() < late_until:
+            # Neither results nor "no results" yet: the page may still render its list. Read it again as it changes.
+            wait_ms = int(max(0.0, late_until - time.monotonic()) * 1000)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(_evaluate(network, NEXT_CHANGE % wait_ms), wait_ms / 1000 + 1)
+            html = await asyncio.wait_for(_evaluate(network, READ_HTML), SNAPSHOT_TIMEOUT_SECONDS)
+            parsed = await asyncio.to_thread(source.parse, html, base_url=page.url)
         outcome, kind, error = classify(status, parsed)
         visit = _Visit(outcome, url, status=status, html=html, parsed=parsed, kind=kind, error=error)
         if outcome != "ok":
@@ -704,7 +767,10 @@ class Crawler:
             if session in self._idle:
                 self._idle.remove(session)
             self._counters["sessions_ended"] += 1
-        self._close_context(session.context)
+        trailing, blocked = self._close_context(session.context, session.meter)
+        session.bytes += trailing
+        with self._lock:
+            self._count(trailing, blocked)
         IpSession.objects.filter(pk=session.record_id, ended_at=None).update(
             ended_at=timezone.now(), end_reason=reason, requests=session.requests, bytes=session.bytes
         )
@@ -717,11 +783,13 @@ class Crawler:
             session.bytes,
         )
 
-    def _close_context(self, context) -> None:
+    def _close_context(self, context, meter: _ByteMeter | None = None) -> tuple[int, Counter[str]]:
+        """Close `context`; return what its tab received and had blocked since `meter` was last taken."""
         try:
-            self._call(_close_quietly(context), HOUSEKEEPING_TIMEOUT_SECONDS, what="closing a context")
+            return self._call(_close_metered(context, meter), HOUSEKEEPING_TIMEOUT_SECONDS, what="closing a context")
         except CrawlFailed as exc:
             logger.warning("a browser context did not close cleanly: %s", exc)
+            return 0, Counter()
 
     # --- The browser ------------------------------------------------------------------------------------
 
@@ -914,6 +982,26 @@ async def _rest(page) -> None:
         await page.goto("about:blank", timeout=SNAPSHOT_TIMEOUT_SECONDS * 1000)
 
 
+def _rest_idle(session: _Session) -> None:
+    """Start sending an idle session's tab to about:blank (a timer callback in the event loop)."""
+    session.rest_timer = None
+    if not session.ended and session.resting is None and session.tab is not None and not session.tab.is_closed():
+        session.resting = asyncio.ensure_future(_rest(session.tab))
+
+
+async def _evaluate(network, expression: str):
+    """The value of `expression` (awaited if a promise) in the tab's page, through its CDP session.
+
+    One round trip to the renderer, where page.content() costs several (it goes through Playwright's
+    utility world). Reading the DOM's HTML and observing it are invisible to the page's scripts."""
+    answer = await network.send(
+        "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}
+    )
+    if "exceptionDetails" in answer:
+        raise PlaywrightError(f"reading the page failed: {answer['exceptionDetails'].get('text', '')}")
+    return answer["result"].get("value")
+
+
 def _reason(exc: PlaywrightError) -> str:
     """The first part of a Playwright error (net::ERR_…, "Target closed"), without its call and browser logs."""
     message = exc.message or str(exc) or repr(exc)
@@ -929,6 +1017,12 @@ def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 async def _start_playwright():
     return await async_playwright().start()
+
+
+async def _close_metered(context, meter: _ByteMeter | None) -> tuple[int, Counter[str]]:
+    """Close a context and take what its tab received until then (in the event loop, where the meter lives)."""
+    await _close_quietly(context)
+    return meter.take() if meter is not None else (0, Counter())
 
 
 async def _close_quietly(closable) -> None:

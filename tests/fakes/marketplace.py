@@ -27,7 +27,7 @@ Observation:
 - `resource_hits` — a Counter of requests received by kind ("search", "image", "font", "media",
   "stylesheet", "script", "other"); `hits(kind)` reads one.
 - `bytes_served` — body bytes written as sent on the wire (gzip-encoded where the response was), which is
-  what a proxy bills apart from headers.
+  what a proxy bills apart from headers; `bytes_served_by_kind` splits them by request kind.
 
 Served like a real storefront behind a CDN: HTTP/1.1 keep-alive; HTML, CSS, JS and JSON gzip-encoded when the
 client accepts gzip (Chromium always does); the HTML `no-store`, the hashed Next.js-style chunks and CSS
@@ -539,7 +539,7 @@ class FakeMarketplace:
         self._behaviours: dict[str | None, _Behaviour] = {}
         self._requests: list[MarketplaceRequest] = []
         self._hits: Counter[str] = Counter()
-        self._bytes_served = 0
+        self._bytes_served: Counter[str] = Counter()
         self._release = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -580,7 +580,7 @@ class FakeMarketplace:
             self._behaviours.clear()
             self._requests.clear()
             self._hits.clear()
-            self._bytes_served = 0
+            self._bytes_served.clear()
             # Wake slow requests of the last test, then arm a fresh event for the next one.
             self._release.set()
             self._release = threading.Event()
@@ -634,7 +634,12 @@ class FakeMarketplace:
     @property
     def bytes_served(self) -> int:
         with self._lock:
-            return self._bytes_served
+            return self._bytes_served.total()
+
+    @property
+    def bytes_served_by_kind(self) -> Counter[str]:
+        with self._lock:
+            return Counter(self._bytes_served)
 
     # Used by the handler
 
@@ -643,9 +648,9 @@ class FakeMarketplace:
             self._requests.append(request)
             self._hits[request.kind] += 1
 
-    def _count_bytes(self, size: int) -> None:
+    def _count_bytes(self, size: int, kind: str) -> None:
         with self._lock:
-            self._bytes_served += size
+            self._bytes_served[kind] += size
 
     def _take_behaviour(self, query: str) -> tuple[_Behaviour | None, threading.Event]:
         with self._lock:
@@ -772,7 +777,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(body)
-        self.marketplace._count_bytes(len(body))
+        self.marketplace._count_bytes(len(body), resource_kind(urlsplit(self.path).path or "/"))
 
 
 @pytest.fixture(scope="session")
