@@ -129,12 +129,14 @@ def _initdb(user: pwd.struct_passwd | None) -> None:
         _ensure_traversable(PGDATA)
         os.chown(PGDATA, user.pw_uid, user.pw_gid)
     PGDATA.chmod(0o700)
-    subprocess.run(
+    initdb = subprocess.run(
         [_bin("initdb"), "-D", str(PGDATA), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync"],
-        check=True,
         capture_output=True,
+        text=True,
         preexec_fn=_as_server_user(user, die_with_parent=False),
     )
+    if initdb.returncode != 0:
+        raise EmbeddedPostgresError(f"initdb failed for {PGDATA}: {initdb.stderr.strip() or initdb.stdout.strip()}")
 
 
 def _server_args() -> list[str]:
@@ -232,25 +234,31 @@ def stop() -> None:
 def run(command: list[str]) -> int:
     """Run `command` with DATABASE_URL set, starting (and afterwards stopping) the server when needed."""
     env = dict(os.environ)
-    server = None
-    if not env.get("DATABASE_URL"):
-        with _locked():
-            if not is_running():
-                server = _spawn(die_with_parent=True)
-                _wait_until_ready(server)
-            _create_database()
-        env["DATABASE_URL"] = url()
-        print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
-
-    child = subprocess.Popen(command, env=env, preexec_fn=_die_with_parent)
+    server: subprocess.Popen | None = None
+    child: subprocess.Popen | None = None
+    stop_signals: list[int] = []
 
     def forward(signum, _frame):
-        with contextlib.suppress(ProcessLookupError):
-            child.send_signal(signum)
+        # Installed before anything starts: a signal during start-up still stops the server it started.
+        stop_signals.append(signum)
+        if child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signum)
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
     try:
+        if not env.get("DATABASE_URL"):
+            with _locked():
+                if not is_running():
+                    server = _spawn(die_with_parent=True)
+                    _wait_until_ready(server)
+                _create_database()
+            env["DATABASE_URL"] = url()
+            print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
+        if stop_signals:
+            return 128 + stop_signals[0]
+        child = subprocess.Popen(command, env=env, preexec_fn=_die_with_parent)
         return child.wait()
     finally:
         if server is not None:

@@ -1,10 +1,12 @@
 """The embedded PostgreSQL launcher leaves no server behind, however it is stopped."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import psycopg
@@ -15,8 +17,17 @@ from lps_site import settings
 PORT = 54371
 
 
-def _launch(tmp_path: Path) -> subprocess.Popen:
-    env = dict(os.environ, LPS_EMBEDDED_PG_PORT=str(PORT), LPS_EMBEDDED_PG_DATA=str(tmp_path / "pg"))
+@pytest.fixture
+def data_dir():
+    """A private data folder inside the project's .lps/: pytest's own temporary folders are closed to the
+    PostgreSQL system user that a root caller hands the server to (pytest resets them to mode 0700)."""
+    folder = settings.BASE_DIR / ".lps" / f"test-pg-{uuid.uuid4().hex[:8]}"
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _launch(data_dir: Path) -> subprocess.Popen:
+    env = dict(os.environ, LPS_EMBEDDED_PG_PORT=str(PORT), LPS_EMBEDDED_PG_DATA=str(data_dir))
     env.pop("DATABASE_URL", None)
     return subprocess.Popen(
         [sys.executable, "-m", "lps_site.embedded_pg", "run", "--", "sleep", "60"],
@@ -43,8 +54,8 @@ def _wait_for(condition, timeout: float) -> bool:
     return condition()
 
 
-def _postmaster_pid(tmp_path: Path) -> int:
-    return int((tmp_path / "pg" / "postmaster.pid").read_text().splitlines()[0])
+def _postmaster_pid(data_dir: Path) -> int:
+    return int((data_dir / "postmaster.pid").read_text().splitlines()[0])
 
 
 def _alive(pid: int) -> bool:
@@ -58,11 +69,11 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGKILL])
-def test_the_server_stops_when_the_launcher_is_stopped(tmp_path, stop_signal):
-    launcher = _launch(tmp_path)
+def test_the_server_stops_when_the_launcher_is_stopped(data_dir, stop_signal):
+    launcher = _launch(data_dir)
     try:
         assert _wait_for(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
-        postmaster = _postmaster_pid(tmp_path)
+        postmaster = _postmaster_pid(data_dir)
         launcher.send_signal(stop_signal)
         launcher.wait(timeout=30)
         assert _wait_for(lambda: not _alive(postmaster), 30)
