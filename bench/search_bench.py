@@ -9,8 +9,10 @@ rules (no LLM), on the same products and pages; only `fetch` differs:
   LPS_BROWSER_RECYCLE_PAGES);
 - naive: a new Chromium per search, nothing blocked, the page read at the load event (what a first scraper
   does).
-Bytes are counted where a proxy would bill them, at the marketplace: response bodies it served (the
-crawler's own wire count, headers included, is shown beside it). RSS is the sum over this process and every
+The fake marketplace serves like the real one (tests/fakes/marketplace.py): HTML, JS and CSS gzipped, hashed
+scripts and stylesheets cacheable for a year, real asset weights. Bytes are counted where a proxy would bill
+them, at the marketplace: response bodies as sent on the wire, gzip-encoded where they were (the crawler's own
+wire count, headers included, is shown beside it). RSS is the sum over this process and every
 descendant (Playwright's driver and all Chromium processes), read from /proc, after 100 and after all
 searches. Goals: ≥ 10× faster, ≤ 10 % of the bytes, RSS growth ≤ 20 %.
 
@@ -67,6 +69,7 @@ def catalogue(listings_per_page: int) -> list[tuple[ProductQuery, list[dict]]]:
         listings = []
         for slot in range(listings_per_page):
             price = 50_000 + 1_000 * ((slot * 7919 + number * 104729) % 300)
+            product_id = str(7_000_000_000 + number * 1_000 + slot)  # a result page lists distinct products
             if slot % 9 == 4:
                 listings.append({"title": f"{name} 전용 케이스", "price": 9_900 + slot})
             elif slot % 9 == 7:
@@ -83,6 +86,7 @@ def catalogue(listings_per_page: int) -> list[tuple[ProductQuery, list[dict]]]:
                         "seller": f"판매자{slot}",
                     }
                 )
+            listings[-1]["product_id"] = product_id
         products.append((ProductQuery(product_code=code, product_name=name, brand=brand, model_code=code), listings))
     return products
 
@@ -212,6 +216,7 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     finally:
         naive.close()
     naive_hits = marketplace.resource_hits
+    naive_served = marketplace.bytes_served_by_kind
 
     # --- pipeline ------------------------------------------------------------------------------------------
     marketplace.reset()
@@ -274,6 +279,19 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
         f"{'':34}  naive:    "
         + ", ".join(
             f"{kind} {count / max(1, options.naive_searches):.1f}" for kind, count in sorted(naive_hits.items())
+        )
+    )
+    print(
+        f"{'bytes per search by kind (served)':34}  pipeline: "
+        + ", ".join(
+            f"{kind} {size / (options.searches + 1):,.0f}"
+            for kind, size in sorted(marketplace.bytes_served_by_kind.items())
+        )
+    )
+    print(
+        f"{'':34}  naive:    "
+        + ", ".join(
+            f"{kind} {size / max(1, options.naive_searches):,.0f}" for kind, size in sorted(naive_served.items())
         )
     )
     print(
