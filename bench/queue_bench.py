@@ -351,7 +351,7 @@ def engine_without_disk(jobs: int) -> dict:
 
 
 def line(label: str, value: str) -> None:
-    print(f"  {label:<58}{value}")
+    print(f"  {label:<62} {value}")
 
 
 def cuts(cut: dict) -> str:
