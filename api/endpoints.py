@@ -187,6 +187,7 @@ def job_list(
     return {
         "result": ResultCode.SUCCESS,
         "total": found.total,
+        "total_is_estimate": found.total_is_estimate,
         "page": page,
         "page_size": page_size,
         "jobs": [job_row_out(job) for job in found.jobs],

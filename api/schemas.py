@@ -212,6 +212,9 @@ class JobRowOut(Schema):
 class JobPageOut(Schema):
     result: int = 0
     total: int
+    total_is_estimate: bool = Field(
+        False, description="True when more than 10,000 jobs match and total is the planner's estimate."
+    )
     page: int
     page_size: int
     jobs: list[JobRowOut]

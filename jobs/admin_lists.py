@@ -3,7 +3,6 @@ that walk an index range, and a read-only base for the tables that only the work
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 from django.contrib import admin
@@ -13,21 +12,12 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from jobs.row_counts import EXACT_COUNT_LIMIT, count_rows
 from lps_site.db_router import observe_alias
-
-# Up to this many matching rows a list page counts exactly; past it, it shows the planner's estimate. Counting
-# 10,001 index entries costs about as much on a table of ten thousand rows as on one of ten million.
-EXACT_COUNT_LIMIT = 10_000
 
 
 class EstimatedCountPaginator(Paginator):
-    """Count exactly up to EXACT_COUNT_LIMIT rows, estimate past it (`is_estimate` says which it did).
-
-    The planner's estimate comes first (one EXPLAIN, cheap on any table). Only when it expects at most
-    `exact_limit` rows does the paginator count, and then with `SELECT count(*) FROM (… LIMIT n+1)`, which
-    stops after n+1 rows instead of walking every match the way Django's plain COUNT(*) does. Counting a
-    large match exactly is what costs: every row visited, its JSON unpacked to test the filter.
-    """
+    """Count exactly up to EXACT_COUNT_LIMIT rows, estimate past it (`is_estimate` says which it did)."""
 
     exact_limit = EXACT_COUNT_LIMIT
 
@@ -40,28 +30,14 @@ class EstimatedCountPaginator(Paginator):
         rows = self.object_list
         if not hasattr(rows, "query"):
             return len(rows)
-        unordered = rows.order_by()
-        estimate = planner_row_estimate(unordered)
-        if estimate > self.exact_limit:
-            self.is_estimate = True
-            return estimate
-        bounded = unordered[: self.exact_limit + 1].count()
-        if bounded <= self.exact_limit:
-            return bounded
-        # The planner underestimated: say "at least" what was counted.
-        self.is_estimate = True
-        return bounded
+        counted = count_rows(rows, exact_limit=self.exact_limit)
+        self.is_estimate = counted.is_estimate
+        return counted.count
 
     @property
     def display_count(self) -> str:
         """The count as a list page says it: "about 1,000,111" when estimated."""
         return f"about {self.count:,}" if self.is_estimate else f"{self.count:,}"
-
-
-def planner_row_estimate(queryset) -> int:
-    """The number of rows PostgreSQL's planner expects `queryset` to return (cheap on any table size)."""
-    plan = json.loads(queryset.explain(format="json"))
-    return int(plan[0]["Plan"]["Plan Rows"])
 
 
 def recent_filter(field_name: str, title: str, *, index_prefix: Q | None = None) -> type[admin.SimpleListFilter]:

@@ -22,13 +22,14 @@ from psycopg.types.json import Jsonb
 
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
 from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.row_counts import count_rows
 from lps_site.db_router import observing
 
 NOTIFY_CHANNEL = "lps_jobs"
 STUCK_RUNNING_AFTER = timedelta(minutes=10)
 # Past this many rows an exact count of DONE jobs costs more than a dashboard view should; use the
 # planner's estimate instead (the snapshot says when it did).
-EXACT_COUNT_LIMIT = 200_000
+EXACT_DONE_COUNT_LIMIT = 200_000
 
 # --- SQL ---------------------------------------------------------------------------------------------------
 
@@ -389,6 +390,8 @@ class HourlyCost:
 class JobPage:
     total: int
     jobs: list[Job] = field(default_factory=list)
+    total_is_estimate: bool = False
+    """Past jobs.row_counts.EXACT_COUNT_LIMIT matches, `total` is the planner's estimate."""
 
 
 # --- Pure helpers ------------------------------------------------------------------------------------------
@@ -718,7 +721,7 @@ def snapshot() -> OpsSnapshot:
             done_last_hour,
         ) = _run(SNAPSHOT_SQL, {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds()}, using=alias)[0]
         estimated_rows = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0]
-        if estimated_rows > EXACT_COUNT_LIMIT:
+        if estimated_rows > EXACT_DONE_COUNT_LIMIT:
             done, estimate = max(0, estimated_rows - pending - running - dead), True
         else:
             done = Job.objects.using(alias).filter(status=JobStatus.DONE).count()
@@ -756,9 +759,11 @@ def list_jobs(*, status: JobStatus | None = None, q: str | None = None, page: in
             jobs = jobs.filter(status=status)
         if q:
             jobs = jobs.filter(payload__product_code=q) | jobs.filter(payload__product_name__icontains=q)
-        total = jobs.count()
+        total = count_rows(jobs)
         offset = (max(page, 1) - 1) * page_size
-        return JobPage(total=total, jobs=list(jobs[offset : offset + page_size]))
+        return JobPage(
+            total=total.count, jobs=list(jobs[offset : offset + page_size]), total_is_estimate=total.is_estimate
+        )
 
 
 def listen_connection(using: str = "default") -> psycopg.Connection:

@@ -176,7 +176,7 @@ def test_the_operator_job_list_is_newest_first_with_outcome_price_cost_and_error
     _finish(uuid.UUID(first["job_id"]), FOUND_RESULT)
     body = as_operator.get("/v1/lps/jobs").json()
     assert body["result"] == ResultCode.SUCCESS
-    assert (body["total"], body["page"], body["page_size"]) == (2, 1, 50)
+    assert (body["total"], body["total_is_estimate"], body["page"], body["page_size"]) == (2, False, 1, 50)
     assert [row["product_code"] for row in body["jobs"]] == ["NEW0", "OLD0"]
     done = body["jobs"][1]
     assert (done["status"], done["outcome"], done["lowest_price"], done["cost_usd"]) == ("DONE", "found", 12900, 0.003)
