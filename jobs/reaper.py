@@ -1,4 +1,5 @@
-"""The reaper: reclaim jobs whose lease ran out, prune old finished jobs, purge expired negative-cache rows.
+"""The reaper: reclaim jobs whose lease ran out, prune old finished jobs, purge expired negative-cache rows,
+end IP sessions a dead worker left open and delete old failure snapshots.
 
 Every step works in bounded batches, so one pass never holds long locks or one huge transaction, and a stop
 request is honoured between batches. Any number of reapers may run at once: reap() skips rows another one
@@ -12,6 +13,7 @@ import signal
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -20,6 +22,7 @@ from jobs import queue
 from jobs.exceptions import QueueUnavailable
 from jobs.models import JobStatus
 from negative_cache import cache as negative_cache
+from search import retention
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +42,15 @@ class ReaperPass:
     pruned_done: int = 0
     pruned_dead: int = 0
     purged_negative: int = 0
+    abandoned_sessions: int = 0
+    """IP sessions left open by a worker that died, now ended as `error`."""
+    pruned_snapshots: int = 0
 
     def __str__(self) -> str:
         return (
             f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} "
-            f"dead, purged {self.purged_negative} negative-cache rows"
+            f"dead, purged {self.purged_negative} negative-cache rows, ended {self.abandoned_sessions} abandoned "
+            f"IP sessions, deleted {self.pruned_snapshots} snapshot files"
         )
 
 
@@ -107,6 +114,17 @@ class Reaper:
             lambda: queue.prune(status=JobStatus.DEAD, older_than=self.dead_retention, limit=self.batch_size)
         )
         outcome.purged_negative = self._drain(lambda: negative_cache.purge_expired(limit=self.batch_size))
+        outcome.abandoned_sessions = retention.end_abandoned_sessions(
+            older_than=timedelta(hours=settings.LPS_ABANDONED_SESSION_HOURS)
+        )
+        # Snapshots are files of the machine the reaper runs on (share LPS_SNAPSHOT_DIR between machines).
+        outcome.pruned_snapshots = self._drain(
+            lambda: retention.prune_snapshots(
+                Path(settings.LPS_SNAPSHOT_DIR),
+                older_than=timedelta(days=settings.LPS_SNAPSHOT_RETENTION_DAYS),
+                limit=self.batch_size,
+            )
+        )
         return outcome
 
     def _drain(self, step) -> int:

@@ -134,6 +134,9 @@ LPS_NAVIGATION_TIMEOUT_SECONDS = env.float("LPS_NAVIGATION_TIMEOUT_SECONDS", def
 LPS_MAX_ROUNDS = env.int("LPS_MAX_ROUNDS", default=3)
 LPS_NEGATIVE_CACHE_TTL_SECONDS = env.int("LPS_NEGATIVE_CACHE_TTL_SECONDS", default=24 * 3600)
 LPS_SNAPSHOT_DIR = Path(env.str("LPS_SNAPSHOT_DIR", default=str(BASE_DIR / ".lps" / "snapshots")))
+LPS_SNAPSHOT_RETENTION_DAYS = env.int("LPS_SNAPSHOT_RETENTION_DAYS", default=7)
+# An IP session still open this long after it started belongs to a worker that died (kill -9, machine lost).
+LPS_ABANDONED_SESSION_HOURS = env.int("LPS_ABANDONED_SESSION_HOURS", default=24)
 
 # --- LLM (on exactly when OPENAI_API_KEY is set) -------------------------------------------------------
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")

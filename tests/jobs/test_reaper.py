@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -20,6 +21,7 @@ from jobs.models import Job, JobStatus, JobType
 from jobs.reaper import Reaper, ReaperPass
 from negative_cache import cache as negative_cache
 from negative_cache.models import NegativeCacheEntry
+from search.models import IpSession, SessionEndReason
 from tests.jobs.conftest import PROJECT_DIR, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -154,3 +156,27 @@ def test_runworker_burst_exits_0_when_nothing_is_claimable():
 def test_runworker_refuses_a_negative_concurrency():
     with pytest.raises(CommandError, match="search-concurrency"):
         call_command("runworker", "--search-concurrency", "-1")
+
+
+def test_a_pass_ends_ip_sessions_a_dead_worker_left_open_and_deletes_old_snapshots(settings, tmp_path):
+    settings.LPS_SNAPSHOT_DIR = tmp_path
+    abandoned = IpSession.objects.create(proxy_label="direct", requests=3)
+    IpSession.objects.filter(pk=abandoned.pk).update(started_at=timezone.now() - timedelta(hours=25))
+    in_use = IpSession.objects.create(proxy_label="direct", requests=1)
+    old_snapshot = tmp_path / "2026-11-01" / "blocked.html"
+    old_snapshot.parent.mkdir()
+    old_snapshot.write_text("<html>Access Denied</html>")
+    eight_days_ago = time.time() - 8 * 24 * 3600
+    os.utime(old_snapshot, (eight_days_ago, eight_days_ago))
+    new_snapshot = tmp_path / "new.png"
+    new_snapshot.write_bytes(b"\x89PNG")
+
+    outcome = Reaper(interval=60).run_once()
+
+    assert (outcome.abandoned_sessions, outcome.pruned_snapshots) == (1, 1)
+    abandoned.refresh_from_db()
+    in_use.refresh_from_db()
+    assert (abandoned.end_reason, abandoned.ended_at is not None) == (SessionEndReason.ERROR, True)
+    assert in_use.end_reason is None
+    assert not old_snapshot.parent.exists()
+    assert new_snapshot.exists()
