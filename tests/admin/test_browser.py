@@ -5,7 +5,6 @@ dashboard and of a job page are saved under test-artifacts/."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -19,32 +18,21 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from jobs import queue
 from jobs.models import Job, JobStatus
 from negative_cache.models import NegativeCacheEntry
+from search.crawler import CHROMIUM_ARGS, find_chromium
 from search.models import SessionEndReason
 from tests.admin import rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--disable-default-apps",
-]
 PASSWORD = "operator-pw-for-tests"
 WAIT_MS = 15_000
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    executable = os.environ.get("LPS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not executable:
-        pytest.fail("no Chromium: install Debian's chromium or set LPS_CHROMIUM")
+    # The same Chromium, found the same way and started with the same switches, as the workers' crawler.
+    executable = find_chromium()
     # Playwright's sync API keeps an event loop on this thread; Django then refuses ORM calls from it unless told
     # that this thread is not serving async code (it is not: the live server runs in its own thread).
     ARTIFACTS.mkdir(exist_ok=True)
@@ -52,7 +40,7 @@ def browser() -> Iterator[Browser]:
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=30_000)
+            chromium = playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_ARGS), timeout=30_000)
             yield chromium
             chromium.close()
     finally:
