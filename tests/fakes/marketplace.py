@@ -546,9 +546,9 @@ class FakeMarketplace:
 
     # Lifecycle
 
-    def start(self) -> FakeMarketplace:
+    def start(self, port: int = 0) -> FakeMarketplace:
         handler = type("Handler", (_Handler,), {"marketplace": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-marketplace", daemon=True)
         self._thread.start()
@@ -801,3 +801,39 @@ def fake_coupang(fake_marketplace, settings):
     """The fake marketplace, with settings.LPS_COUPANG_URL pointing the Coupang adapter at it."""
     settings.LPS_COUPANG_URL = fake_marketplace.base_url
     return fake_marketplace
+
+
+DEMO_CATALOGUE = {
+    "삼성 갤럭시 버즈3 프로": [
+        {
+            "title": "삼성전자 갤럭시 버즈3 프로 SM-R630 실버",
+            "price": 219_000,
+            "original_price": 329_000,
+            "rocket": True,
+        },
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 화이트", "price": 209_000, "seller": "삼성공식몰"},
+        {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": 9_900},
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630", "price": 199_000, "ad": True},
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 블루", "price": 189_000, "sold_out": True},
+    ],
+    "SM-R510": [{"title": "삼성전자 갤럭시 버즈2 프로 SM-R510 그라파이트", "price": 129_000, "rocket": True}],
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the demo catalogue on a fixed port, for trying the whole service by hand (no internet needed)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8765)
+    port = parser.parse_args(argv).port
+    marketplace = FakeMarketplace().start(port)
+    for query, listings in DEMO_CATALOGUE.items():
+        marketplace.set_results(query, listings)
+    print(f"fake Coupang at {marketplace.base_url} — run the service with LPS_COUPANG_URL={marketplace.base_url}")
+    print("queries with results: " + ", ".join(DEMO_CATALOGUE), flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
