@@ -156,8 +156,8 @@ class JobEnvelopeOut(Schema):
     job: JobOut
 
 
-def job_out(job: Job) -> dict:
-    """The §8 shape of a job."""
+def _job_state(job: Job) -> dict:
+    """The fields every job shape starts with: which job, and where it stands."""
     return {
         "job_id": job.job_id,
         "job_type": JobType(job.job_type).label,
@@ -165,6 +165,13 @@ def job_out(job: Job) -> dict:
         "priority": job.priority,
         "attempts": job.attempts,
         "max_attempts": job.max_attempts,
+    }
+
+
+def job_out(job: Job) -> dict:
+    """The §8 shape of a job."""
+    return {
+        **_job_state(job),
         "created_at": job.created_at,
         "updated_at": job.updated_at,
         "result": job.result,
@@ -227,12 +234,7 @@ def job_row_out(job: Job) -> dict:
     lowest = result.get("lowest") if isinstance(result.get("lowest"), dict) else {}
     cost = ((result.get("metrics") or {}).get("cost") or {}).get("total_usd") if isinstance(result, dict) else None
     return {
-        "job_id": job.job_id,
-        "job_type": JobType(job.job_type).label,
-        "status": JobStatus(job.status).label,
-        "priority": job.priority,
-        "attempts": job.attempts,
-        "max_attempts": job.max_attempts,
+        **_job_state(job),
         "product_code": _text_or_none(payload.get("product_code")),
         "product_name": _text_or_none(payload.get("product_name")),
         "outcome": _text_or_none(result.get("outcome")),
