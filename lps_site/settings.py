@@ -153,3 +153,5 @@ LPS_ALLOW_PRIVATE_CALLBACKS = env.bool("LPS_ALLOW_PRIVATE_CALLBACKS", default=Fa
 LPS_API_RATE_LIMIT_PER_MINUTE = env.int("LPS_API_RATE_LIMIT_PER_MINUTE", default=600)
 LPS_API_MAX_PRODUCTS = env.int("LPS_API_MAX_PRODUCTS", default=1000)
 LPS_WEBHOOK_TIMEOUT_SECONDS = env.float("LPS_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+# Webhook deliveries retry longer than searches: a client's endpoint may be down for a while.
+LPS_OUTBOX_MAX_ATTEMPTS = env.int("LPS_OUTBOX_MAX_ATTEMPTS", default=8)

@@ -29,9 +29,6 @@ from search.sources.coupang import CoupangSource
 
 logger = logging.getLogger(__name__)
 
-OUTBOX_MAX_ATTEMPTS = 8
-"""Webhook deliveries retry longer than searches: a client's endpoint may be down for a while."""
-
 _crawler: Crawler | None = None
 _crawler_lock = threading.Lock()
 
@@ -158,7 +155,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
                     JobType.OUTBOX,
                     delivery,
                     dedupe_key=f"outbox:{job.job_id}",
-                    max_attempts=getattr(settings, "LPS_OUTBOX_MAX_ATTEMPTS", OUTBOX_MAX_ATTEMPTS),
+                    max_attempts=settings.LPS_OUTBOX_MAX_ATTEMPTS,
                 )
             )
     logger.info(
