@@ -68,6 +68,9 @@ def test_jobs_of_a_killed_worker_are_reaped_and_finished_by_another_and_its_late
     doomed_id = doomed.wait_ready()
     job_ids = enqueue_many(3, {"sleep_first_run": 30})
     wait_until(lambda: count_in(JobStatus.RUNNING, job_ids) == 3, timeout=10, message="the jobs to run")
+    # RUNNING is committed before the handlers start: wait for all three to have started (and recorded it),
+    # or the rescuer would take an unrecorded job for a first run and sleep into its deadline.
+    wait_until(lambda: len(starts_by_job(record_path)) == 3, timeout=10, message="the three handlers to start")
     assert set(Job.objects.filter(job_id__in=job_ids).values_list("worker_id", flat=True)) == {doomed_id}
 
     doomed.signal(signal.SIGKILL)
