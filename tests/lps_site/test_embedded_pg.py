@@ -3,6 +3,7 @@
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +15,15 @@ import pytest
 
 from lps_site import settings
 
-PORT = 54371
+
+def _free_port() -> int:
+    """A port nothing listens on now, so that two test runs on one machine never share a server."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+PORT = _free_port()
 
 
 @pytest.fixture
@@ -81,5 +90,6 @@ def test_the_server_stops_when_the_launcher_is_stopped(data_dir, stop_signal):
     finally:
         if launcher.poll() is None:
             launcher.kill()
+            launcher.wait(timeout=30)
         if launcher.stderr:
             launcher.stderr.close()
