@@ -185,6 +185,22 @@ _COLOUR_WORDS = frozenset(
     spelling + suffix for spellings in COLOURS.values() for spelling in spellings for suffix in COLOUR_SUFFIXES
 )
 _VARIANT_WORDS = frozenset(spelling for spellings in VARIANTS.values() for spelling in spellings)
+_COLOUR_FORMS = {
+    name: frozenset(spelling + suffix for spelling in spellings for suffix in COLOUR_SUFFIXES)
+    for name, spellings in COLOURS.items()
+}
+"""Each colour's words as a title may write them (블랙, 블랙색, black컬러)."""
+_VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
+_ACCESSORY_PATTERNS = tuple(
+    # A Latin word only counts whole ("case", not "showcase"); a Hangul one anywhere (케이스 in 폰케이스).
+    (
+        kind,
+        spelling,
+        re.compile(rf"(?<![a-z]){re.escape(spelling)}(?![a-z])" if spelling.isascii() else re.escape(spelling)),
+    )
+    for kind, spellings in ACCESSORY_KINDS.items()
+    for spelling in spellings
+)
 _HANGUL = "가-힣"
 _BRACKETS = re.compile(r"[\[\](){}<>【】「」『』〔〕]")
 # "15pro" and "s24+" name a variant glued to the model number.
@@ -280,8 +296,9 @@ def read_title(raw: str, *, brand: str | None = None) -> Title:
     brand_words = set(_WORD.findall(normalise(brand or "")))
     brand_groups = _brand_groups(words)
     brand_groups_words = {alias for group in brand_groups for alias in BRAND_ALIASES[group]}
-    colours = {name for name, spellings in COLOURS.items() if _has_word(words, spellings, COLOUR_SUFFIXES)}
-    variants = {name for name, spellings in VARIANTS.items() if _has_word(words, spellings)}
+    word_set = frozenset(words)
+    colours = {name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)}
+    variants = {name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)}
     model_numbers = {word for word in words if any(char.isdigit() for char in word) and word not in NOT_WEIGHTS}
     core_words = [
         word
@@ -379,20 +396,15 @@ def judge_by_rules(product: ProductQuery, wanted: Title, index: int, title: str)
     return Verdict(index, same, confidence, reason)
 
 
-def _has_word(words: Sequence[str], spellings: Sequence[str], suffixes: Sequence[str] = ("",)) -> bool:
-    return any(spelling + suffix in words for spelling in spellings for suffix in suffixes)
-
-
 def _accessory_kinds(text: str, brand_words: set[str]) -> dict[str, str]:
     """The accessory kinds a text names, skipping free gifts (케이스 증정) and bundles (+ 충전기)."""
     for brand_word in brand_words:
         # A brand may contain an accessory word (후지필름): it does not make the product a film.
         text = text.replace(brand_word, " ")
     kinds: dict[str, str] = {}
-    for kind, spellings in ACCESSORY_KINDS.items():
-        for spelling in spellings:
-            pattern = rf"(?<![a-z]){re.escape(spelling)}(?![a-z])" if spelling.isascii() else re.escape(spelling)
-            for match in re.finditer(pattern, text):
+    for kind, spelling, pattern in _ACCESSORY_PATTERNS:
+        if spelling in text:  # most titles name no accessory: a substring test skips the regex
+            for match in pattern.finditer(text):
                 before = text[max(0, match.start() - 4) : match.start()].strip()
                 after = text[match.end() : match.end() + 6].strip()
                 if after.startswith(GIFT_AFTER) or before.endswith(GIFT_BEFORE):
