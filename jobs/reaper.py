@@ -20,6 +20,7 @@ from django.db import DatabaseError
 
 from jobs import queue
 from jobs.exceptions import QueueUnavailable
+from jobs.job_report import short_duration
 from jobs.models import JobStatus
 from negative_cache import cache as negative_cache
 from search import retention
@@ -84,7 +85,10 @@ class Reaper:
     def run(self) -> int:
         """Run passes until stopped; return the exit code (0)."""
         log.info(
-            "reaper: every %.0f s, keeping DONE %s and DEAD %s", self.interval, self.done_retention, self.dead_retention
+            "reaper: every %.0f s, keeping DONE %s and DEAD %s",
+            self.interval,
+            short_duration(self.done_retention.total_seconds()),
+            short_duration(self.dead_retention.total_seconds()),
         )
         while not self._stop.is_set():
             try:
