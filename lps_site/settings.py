@@ -130,6 +130,8 @@ LPS_PROXIES = env.list("LPS_PROXIES", default=[])
 LPS_PROXY_USD_PER_GB = env.float("LPS_PROXY_USD_PER_GB", default=0.0)
 LPS_SESSION_REQUEST_BUDGET = env.int("LPS_SESSION_REQUEST_BUDGET", default=50)
 LPS_BROWSER_RECYCLE_PAGES = env.int("LPS_BROWSER_RECYCLE_PAGES", default=500)
+# True: read a result page from its response, before the tab parses it; False: once the tab has parsed it.
+LPS_READ_PAGE_AS_SERVED = env.bool("LPS_READ_PAGE_AS_SERVED", default=True)
 LPS_NAVIGATION_TIMEOUT_SECONDS = env.float("LPS_NAVIGATION_TIMEOUT_SECONDS", default=30.0)
 LPS_MAX_ROUNDS = env.int("LPS_MAX_ROUNDS", default=3)
 LPS_NEGATIVE_CACHE_TTL_SECONDS = env.int("LPS_NEGATIVE_CACHE_TTL_SECONDS", default=24 * 3600)

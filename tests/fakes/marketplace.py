@@ -17,8 +17,9 @@ Scripting (all thread-safe):
   "slow" (the results only after `delay_seconds`; `reset()` cuts the wait short), "malformed" (the results
   with broken, truncated markup: the last listing is cut off), "no_result_list" (a 200 page with neither a
   result list nor the empty-result message), "late_list" (the page arrives with an empty result list that
-  its script fills `delay_seconds` after DOMContentLoaded, as a client-rendered page does), "normal" (undo a
-  behaviour).
+  its script fills `delay_seconds` after DOMContentLoaded, as a client-rendered page does), "blocking_script"
+  (the results, then a synchronous <script src> that the server answers only after `delay_seconds`, so the
+  tab's parser waits on it; `reset()` cuts the wait short), "normal" (undo a behaviour).
 - `reset()` — forget results, behaviours, the request log and counters, and release slow requests.
 
 Observation:
@@ -67,9 +68,11 @@ MARKUPS = frozenset({"current", "legacy"})
 BEHAVIOURS = frozenset(
     {
         *("normal", "http_403", "http_429", "http_500", "captcha", "challenge", "slow", "malformed"),
-        *("no_result_list", "late_list"),
+        *("no_result_list", "late_list", "blocking_script"),
     }
 )
+BLOCKING_SCRIPT = "/static/js/blocking.js"
+"""A parser-blocking script at the end of a "blocking_script" page; answered after the behaviour's delay."""
 NO_RESULT_TEXT = "검색결과가 없습니다"
 
 # Asset weights of a real result page (sizes as stored; images and media do not compress further).
@@ -284,14 +287,14 @@ def render_current_listing(item: FakeListing) -> str:
 </div></a></li>"""
 
 
-def render_current(query: str, items: list[FakeListing]) -> str:
+def render_current(query: str, items: list[FakeListing], *, tail: str = "") -> str:
     cards = "\n".join(render_current_listing(item) for item in items)
     body = f"""<main class="SearchLayout_main__fN7Lz">
 <div class="SearchResultHeader_header__wTb2a"><h1>'{esc(query)}' 검색결과</h1></div>
 <ul id="product-list" class="ProductList_productList__Qk2hZ">
 {cards}
 </ul></main>"""
-    return page(f"{query} - 쿠팡!", body, products=items)
+    return page(f"{query} - 쿠팡!", body, products=items, tail=tail)
 
 
 def render_late(query: str, items: list[FakeListing], delay_seconds: float) -> str:
@@ -541,6 +544,7 @@ class FakeMarketplace:
         self._hits: Counter[str] = Counter()
         self._bytes_served: Counter[str] = Counter()
         self._release = threading.Event()
+        self._blocking_script_seconds = 0.0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -689,6 +693,10 @@ class FakeMarketplace:
             return 200, {}, render_malformed(query, found.listings)
         if kind == "late_list":
             return 200, {}, render_late(query, found.listings, behaviour.delay_seconds)
+        if kind == "blocking_script":
+            with self._lock:
+                self._blocking_script_seconds = behaviour.delay_seconds
+            return 200, {}, render_current(query, found.listings, tail=f'<script src="{BLOCKING_SCRIPT}"></script>')
         if not found.listings:
             return 200, {}, render_empty(query, found.markup)
         render = render_legacy if found.markup == "legacy" else render_current
@@ -743,6 +751,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, content_type, asset_body(size, path), cache=STATIC_CACHE)
             elif kind == "stylesheet" and path in STYLESHEETS:
                 self._send(200, "text/css", stylesheet(STYLESHEETS[path], path), cache=STATIC_CACHE)
+            elif path == BLOCKING_SCRIPT:
+                with self.marketplace._lock:
+                    delay, release = self.marketplace._blocking_script_seconds, self.marketplace._release
+                if release.wait(delay):
+                    self.close_connection = True  # released by reset(): the test is over
+                    return
+                self._send(200, "application/javascript", b"window.blockingScriptRan = true;", cache=PAGE_CACHE)
             elif kind == "script" and path in SCRIPTS:
                 self._send(200, "application/javascript", javascript(SCRIPTS[path][0], path), cache=STATIC_CACHE)
             elif path.startswith("/vp/products/"):
