@@ -5,8 +5,8 @@
 Both sides run the same pipeline function (search.pipeline.search_product) with the rules judge and keyword
 rules (no LLM), on the same products and pages; only `fetch` differs:
 - pipeline: the project's Crawler as a worker runs it — one long-lived Chromium, IP sessions reused for a
-  request budget, images, media and fonts blocked (settings as configured: LPS_SESSION_REQUEST_BUDGET,
-  LPS_BROWSER_RECYCLE_PAGES);
+  request budget, images, media and fonts blocked, pages read as served (settings as configured:
+  LPS_SESSION_REQUEST_BUDGET, LPS_BROWSER_RECYCLE_PAGES, LPS_READ_PAGE_AS_SERVED);
 - naive: a new Chromium per search, nothing blocked, the page read at the load event (what a first scraper
   does).
 The fake marketplace serves like the real one (tests/fakes/marketplace.py): HTML, JS and CSS gzipped, hashed
@@ -43,6 +43,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
@@ -197,7 +198,8 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     load_at_start = os.getloadavg()[0]
     print(
         f"LPS search bench: fake marketplace {marketplace.base_url}, {options.listings} cards per page, "
-        f"{PRODUCTS} products, Chromium {chromium}, {os.cpu_count()} CPUs"
+        f"{PRODUCTS} products, Chromium {chromium}, {os.cpu_count()} CPUs; pages read "
+        + ("as served" if settings.LPS_READ_PAGE_AS_SERVED else "once parsed (LPS_READ_PAGE_AS_SERVED=false)")
     )
 
     # --- naive ---------------------------------------------------------------------------------------------
