@@ -44,11 +44,13 @@ listings, non-rocket badge images, thumbnails whose alt text is the title, and a
 holding the empty-result message.
 
 The server also answers as an HTTP forward proxy (absolute-URI requests; `via_proxy` is then True), so the
-crawler's proxy sessions can be tested against it with any host name in the base URL.
+crawler's proxy sessions can be tested against it with any host name in the base URL;
+`require_proxy_auth(user, password)` makes that proxy answer 407 to requests without those credentials.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import gzip
 import hashlib
@@ -545,6 +547,7 @@ class FakeMarketplace:
         self._bytes_served: Counter[str] = Counter()
         self._release = threading.Event()
         self._blocking_script_seconds = 0.0
+        self._proxy_credentials: str | None = None
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -585,11 +588,17 @@ class FakeMarketplace:
             self._requests.clear()
             self._hits.clear()
             self._bytes_served.clear()
+            self._proxy_credentials = None
             # Wake slow requests of the last test, then arm a fresh event for the next one.
             self._release.set()
             self._release = threading.Event()
 
     # Scripting
+
+    def require_proxy_auth(self, user: str, password: str) -> None:
+        """As a forward proxy, answer 407 to any request without these Basic credentials (until reset)."""
+        with self._lock:
+            self._proxy_credentials = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
     def set_results(self, query: str, listings: list[dict], *, markup: str = "current") -> list[FakeListing]:
         """Serve `listings` for `query`; returns them as rendered (with generated product ids)."""
@@ -713,6 +722,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         via_proxy = self.path.startswith(("http://", "https://"))
+        with self.marketplace._lock:
+            credentials = self.marketplace._proxy_credentials
+        if via_proxy and credentials and self.headers.get("Proxy-Authorization") != credentials:
+            self.send_response(407)
+            self.send_header("Proxy-Authenticate", 'Basic realm="fake-proxy"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         parts = urlsplit(self.path)
         path = parts.path or "/"
         kind = resource_kind(path)

@@ -459,6 +459,26 @@ def test_sessions_take_the_proxies_in_turn_and_the_requests_go_through_them(fake
     assert pages[0].listings[0].url.startswith("http://www.coupang.test/vp/products/")
 
 
+@pytest.mark.parametrize("read_as_served", [True, False])
+def test_a_proxy_that_demands_credentials_gets_them_and_the_page_is_read(fake_marketplace, read_as_served):
+    fake_marketplace.set_results(QUERY, LISTINGS)
+    fake_marketplace.require_proxy_auth("user", "secret")
+    source = CoupangSource("http://www.coupang.test")
+
+    with Crawler(
+        proxies=[f"http://user:secret@localhost:{fake_marketplace.port}"],
+        request_budget=2,
+        navigation_timeout=10.0,
+        worker_id="authenticated",
+        read_as_served=read_as_served,
+    ) as crawler:
+        pages = [crawler.fetch(source, QUERY) for _ in range(2)]
+
+    assert [len(page.listings) for page in pages] == [len(LISTINGS)] * 2
+    assert fake_marketplace.search_queries == [QUERY, QUERY]
+    assert all(request.via_proxy for request in fake_marketplace.requests)
+
+
 def test_a_closed_crawler_refuses_to_fetch(source):
     crawler = Crawler(worker_id="closed")
     crawler.close()
