@@ -149,7 +149,7 @@ def assets_settled(marketplace) -> bool:
     """Every script and stylesheet asked for, and nothing more sent for a moment (the last one is complete)."""
     sent = marketplace.bytes_served
     time.sleep(0.2)
-    asked = (marketplace.hits("script"), marketplace.hits("stylesheet")) == (len(SCRIPTS), len(STYLESHEETS))
+    asked = marketplace.hits("script") >= len(SCRIPTS) and marketplace.hits("stylesheet") >= len(STYLESHEETS)
     return asked and marketplace.bytes_served == sent
 
 
@@ -160,14 +160,19 @@ def test_a_session_pays_for_gzipped_html_on_the_wire_and_for_the_sites_scripts_o
     with Crawler(request_budget=10, worker_id="warm") as crawler:
         crawler.fetch(source, QUERY)
         # The page is read as it arrives, before the tab asks for its scripts and stylesheets; let them land
-        # in the session's cache (the next navigation would cut them short).
-        assert wait_for(lambda: assets_settled(fake_marketplace))
+        # in the session's cache (the next navigation would cut them short). A page handed to the tab whole
+        # may ask for one twice (its preload scanner and its parser at once): the first page pays for that.
+        assert wait_for(lambda: assets_settled(fake_marketplace)), fake_marketplace.resource_hits
+        first_page = fake_marketplace.resource_hits
         crawler.fetch(source, QUERY)
         served = fake_marketplace.bytes_served_by_kind
         third = crawler.fetch(source, QUERY)
 
     hits = fake_marketplace.resource_hits
-    assert (hits["search"], hits["script"], hits["stylesheet"]) == (3, len(SCRIPTS), len(STYLESHEETS))
+    assert first_page["script"] <= 2 * len(SCRIPTS)
+    assert first_page["stylesheet"] <= 2 * len(STYLESHEETS)
+    # The later pages take every script and stylesheet from the session's cache.
+    assert (hits["search"], hits["script"], hits["stylesheet"]) == (3, first_page["script"], first_page["stylesheet"])
     html_on_the_wire = fake_marketplace.bytes_served_by_kind["search"] - served["search"]
     assert html_on_the_wire < len(document) / 3  # the marketplace sent it gzipped
     assert fake_marketplace.bytes_served - served.total() == html_on_the_wire  # nothing else was fetched
