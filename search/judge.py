@@ -181,16 +181,14 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("풀무원", "pulmuone"),
 )
 
-_COLOUR_WORDS = frozenset(
-    spelling + suffix for spellings in COLOURS.values() for spelling in spellings for suffix in COLOUR_SUFFIXES
-)
-_VARIANT_WORDS = frozenset(spelling for spellings in VARIANTS.values() for spelling in spellings)
 _COLOUR_FORMS = {
     name: frozenset(spelling + suffix for spelling in spellings for suffix in COLOUR_SUFFIXES)
     for name, spellings in COLOURS.items()
 }
 """Each colour's words as a title may write them (블랙, 블랙색, black컬러)."""
 _VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
+_COLOUR_WORDS = frozenset().union(*_COLOUR_FORMS.values())
+_VARIANT_WORDS = frozenset().union(*_VARIANT_FORMS.values())
 _ACCESSORY_PATTERNS = tuple(
     # A Latin word only counts whole ("case", not "showcase"); a Hangul one anywhere (케이스 in 폰케이스).
     (
