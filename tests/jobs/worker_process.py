@@ -75,14 +75,22 @@ def main(argv: list[str]) -> int:
 
         def announce_ready() -> None:
             if worker.ready.wait(timeout=30):
-                args.ready_file.write_text(worker.worker_id)
+                announce(args.ready_file, worker.worker_id)
 
         threading.Thread(target=announce_ready, daemon=True).start()
     exit_code = worker.run()
     if args.ready_file and not args.ready_file.exists():
         # A burst can end before the announcing thread had its turn; the tests still read the id.
-        args.ready_file.write_text(worker.worker_id)
+        announce(args.ready_file, worker.worker_id)
     return exit_code
+
+
+def announce(ready_file: Path, worker_id: str) -> None:
+    """Write the worker's id so that the file appears with it: a test polling for the file never reads it
+    created but still empty."""
+    partial = ready_file.with_name(ready_file.name + ".partial")
+    partial.write_text(worker_id)
+    partial.replace(ready_file)
 
 
 if __name__ == "__main__":
