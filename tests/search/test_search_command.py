@@ -89,13 +89,13 @@ def test_a_not_found_is_printed_then_answered_from_the_cache_without_a_request(f
     first, second = io.StringIO(), io.StringIO()
 
     call_command("search", "세상에 없는 상품 XYZ-0", stdout=first)
-    requests_after_first = len(fake_coupang.requests)
+    searches_after_first = len(fake_coupang.search_queries)
     call_command("search", "  세상에 없는   상품 xyz-0 ", stdout=second)
 
     assert json.loads(first.getvalue())["outcome"] == "not_found"
     assert json.loads(first.getvalue())["cached"] is False
     assert json.loads(second.getvalue())["cached"] is True
-    assert len(fake_coupang.requests) == requests_after_first
+    assert len(fake_coupang.search_queries) == searches_after_first
     assert not Product.objects.exists()
 
 
