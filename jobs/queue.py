@@ -59,10 +59,8 @@ SELECT job_id, dedupe_key, inserted,
 FROM upserted
 """
 
-# Lease up to %(limit)s due PENDING jobs, by priority then age; SKIP LOCKED inside the CTE bounds the
-# UPDATE to exactly the rows this transaction locked.
-CLAIM_SQL = """
-WITH next_jobs AS (
+# The parts the claim and complete statements share, so that each rule is written once.
+_DUE_JOBS = """
     SELECT job_id
     FROM job
     WHERE status = 1
@@ -70,65 +68,10 @@ WITH next_jobs AS (
       AND job_type = ANY(%(job_types)s::smallint[])
     ORDER BY priority, created_at
     LIMIT %(limit)s
-    FOR UPDATE SKIP LOCKED
-)
-UPDATE job
-SET status = 2,
-    worker_id = %(worker_id)s,
-    lease_until = now() + make_interval(secs => %(lease_seconds)s),
-    run_started_at = now(),
-    attempts = job.attempts + 1,
-    updated_at = now()
-FROM next_jobs
-WHERE job.job_id = next_jobs.job_id
-RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
-          job.max_attempts, extract(epoch FROM job.lease_until)::float8, extract(epoch FROM job.created_at)::float8
-"""
+    FOR UPDATE SKIP LOCKED"""
+"""Up to %(limit)s due PENDING jobs, by priority then age, locked (SKIP LOCKED) for the lease below."""
 
-# Finish the held attempts of the given jobs with their results (RUNNING → DONE).
-COMPLETE_SQL = """
-UPDATE job
-SET status = 3, result = done.result, lease_until = NULL, updated_at = now()
-FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
-     AS done(job_id, attempt, result)
-WHERE job.job_id = done.job_id
-  AND job.job_id = ANY(%(job_ids)s::uuid[])
-  AND job.status = 2
-  AND job.worker_id = %(worker_id)s
-  AND job.attempts = done.attempt
-RETURNING job.job_id
-"""
-
-# (The job_id = ANY(...) beside each unnest join lets the planner reach the rows through the primary key,
-# rather than through every RUNNING row of every worker.)
-
-# A worker's steady state in one statement (one commit): finish its held attempts with their results and
-# lease the next due jobs for the slots they free. The finished rows are RUNNING and the claimed ones
-# PENDING, so the two parts never touch the same row; each part keeps its own compare-and-set.
-COMPLETE_AND_CLAIM_SQL = """
-WITH done AS (
-    UPDATE job
-    SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
-    FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
-         AS finished(job_id, attempt, result)
-    WHERE job.job_id = finished.job_id
-      AND job.job_id = ANY(%(job_ids)s::uuid[])
-      AND job.status = 2
-      AND job.worker_id = %(worker_id)s
-      AND job.attempts = finished.attempt
-    RETURNING job.job_id
-),
-next_jobs AS (
-    SELECT job_id
-    FROM job
-    WHERE status = 1
-      AND run_after <= now()
-      AND job_type = ANY(%(job_types)s::smallint[])
-    ORDER BY priority, created_at
-    LIMIT %(limit)s
-    FOR UPDATE SKIP LOCKED
-),
-claimed AS (
+_LEASE_DUE_JOBS = """
     UPDATE job
     SET status = 2,
         worker_id = %(worker_id)s,
@@ -140,7 +83,40 @@ claimed AS (
     WHERE job.job_id = next_jobs.job_id
     RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
               job.max_attempts, extract(epoch FROM job.lease_until)::float8 AS lease_until,
-              extract(epoch FROM job.created_at)::float8 AS created_at
+              extract(epoch FROM job.created_at)::float8 AS created_at"""
+"""PENDING → RUNNING for the rows of `next_jobs`, leased to %(worker_id)s."""
+
+# (The job_id = ANY(...) beside the unnest join lets the planner reach the rows through the primary key,
+# rather than through every RUNNING row of every worker.)
+_FINISH_HELD = """
+    UPDATE job
+    SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
+    FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
+         AS finished(job_id, attempt, result)
+    WHERE job.job_id = finished.job_id
+      AND job.job_id = ANY(%(job_ids)s::uuid[])
+      AND job.status = 2
+      AND job.worker_id = %(worker_id)s
+      AND job.attempts = finished.attempt
+    RETURNING job.job_id"""
+"""RUNNING → DONE for the held attempts of the given jobs, with their results (a compare-and-set each)."""
+
+# Lease due PENDING jobs; SKIP LOCKED inside the CTE bounds the UPDATE to exactly the rows this transaction
+# locked.
+CLAIM_SQL = f"WITH next_jobs AS ({_DUE_JOBS}\n){_LEASE_DUE_JOBS}"
+
+# Finish the held attempts of the given jobs with their results.
+COMPLETE_SQL = _FINISH_HELD
+
+# A worker's steady state in one statement (one commit): finish its held attempts with their results and
+# lease the next due jobs for the slots they free. The finished rows are RUNNING and the claimed ones
+# PENDING, so the two parts never touch the same row; each part keeps its own compare-and-set.
+COMPLETE_AND_CLAIM_SQL = f"""
+WITH done AS ({_FINISH_HELD}
+),
+next_jobs AS ({_DUE_JOBS}
+),
+claimed AS ({_LEASE_DUE_JOBS}
 )
 SELECT true AS finished, job_id, NULL::smallint, NULL::smallint, NULL::jsonb, NULL::varchar, NULL::smallint,
        NULL::smallint, NULL::float8, NULL::float8
