@@ -167,6 +167,17 @@ def search(product: ProductQuery, fetch) -> dict:
     )
 
 
+def timed_search(product: ProductQuery, crawler, source: CoupangSource, marketplace) -> tuple[float, int, dict]:
+    """One search through `crawler` (the naive one or the pipeline's): its seconds, the bytes the marketplace
+    served for it, and its result (which must have found the product)."""
+    served = marketplace.bytes_served
+    started = time.perf_counter()
+    result = search(product, lambda query: crawler.fetch(source, query))
+    seconds = time.perf_counter() - started
+    assert result["outcome"] == "found", result
+    return seconds, marketplace.bytes_served - served, result
+
+
 def mib(size: int) -> str:
     return f"{size / 2**20:,.1f} MiB"
 
@@ -208,12 +219,9 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     try:
         for number in range(options.naive_searches):
             product = products[number % len(products)][0]
-            served = marketplace.bytes_served
-            started = time.perf_counter()
-            result = search(product, lambda query: naive.fetch(source, query))
-            naive_times.append(time.perf_counter() - started)
-            naive_bytes.append(marketplace.bytes_served - served)
-            assert result["outcome"] == "found", result
+            seconds, served, _result = timed_search(product, naive, source, marketplace)
+            naive_times.append(seconds)
+            naive_bytes.append(served)
             print(f"  {number + 1} naive searches, mean {statistics.mean(naive_times) * 1000:,.0f} ms", file=sys.stderr)
     finally:
         naive.close()
@@ -235,13 +243,10 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
         launch_seconds = time.perf_counter() - warm_started
         for number in range(1, options.searches + 1):
             product = products[number % len(products)][0]
-            served = marketplace.bytes_served
-            started = time.perf_counter()
-            result = search(product, lambda query: crawler.fetch(source, query))
-            times.append(time.perf_counter() - started)
-            served_bytes.append(marketplace.bytes_served - served)
+            seconds, served, result = timed_search(product, crawler, source, marketplace)
+            times.append(seconds)
+            served_bytes.append(served)
             wire_bytes.append(result["metrics"]["bytes"])
-            assert result["outcome"] == "found", result
             if number in (100, options.searches):
                 rss_at[number] = process_tree_memory(root)
             if number % 100 == 0:
