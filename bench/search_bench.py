@@ -54,6 +54,7 @@ from search.listings import ProductQuery, SearchPage  # noqa: E402
 from search.pipeline import search_product  # noqa: E402
 from search.sources.coupang import CoupangSource  # noqa: E402
 from tests.fakes.marketplace import FakeMarketplace  # noqa: E402
+from tests.processes import descendants, process_table  # noqa: E402
 
 BRANDS = ("삼성전자", "LG전자", "로지텍", "다이슨", "필립스", "소니", "애플", "샤오미")
 KINDS = ("무선 이어폰", "게이밍 마우스", "무선청소기", "전동칫솔", "블루투스 스피커", "공기청정기", "모니터", "키보드")
@@ -94,26 +95,10 @@ def catalogue(listings_per_page: int) -> list[tuple[ProductQuery, list[dict]]]:
 
 def process_tree_memory(root_pid: int) -> tuple[int, int, int]:
     """(RSS bytes, PSS bytes, process count) of `root_pid` and all its descendants (PostgreSQL excluded)."""
-    children: dict[int, list[int]] = {}
-    names: dict[int, str] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        # The command name is in parentheses and may hold spaces; the fields after it are plain.
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-        children.setdefault(ppid, []).append(int(entry))
-        names[int(entry)] = name
+    table = process_table()
     rss = pss = count = 0
-    stack = [root_pid]
-    while stack:
-        pid = stack.pop()
-        stack.extend(children.get(pid, []))
-        if names.get(pid, "").startswith("postgres"):
+    for pid in [root_pid, *descendants(root_pid, table)]:
+        if pid in table and table[pid].name.startswith("postgres"):
             continue
         try:
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():

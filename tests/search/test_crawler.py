@@ -30,6 +30,7 @@ from tests.fakes.marketplace import (
     FakeListing,
     render_current,
 )
+from tests.processes import descendants, process_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -57,27 +58,9 @@ def wait_for(predicate, timeout: float = 10.0):
 def chromium_processes(*, main_only: bool = False, besides=()) -> list[int]:
     """Live Chromium processes descended from this test process, read from /proc (no psutil); `main_only`
     keeps the browsers' main processes (no --type= switch), `besides` leaves out other crawlers' ones."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        state, parent = stat.rsplit(")", 1)[1].split()[:2]
-        if state != "Z":
-            parents[int(entry)] = int(parent)
-
-    def descends(pid: int) -> bool:
-        while pid in parents:
-            pid = parents[pid]
-            if pid == os.getpid():
-                return True
-        return False
-
+    live = {pid: process for pid, process in process_table().items() if process.state != "Z"}
     found = []
-    for pid in parents:
+    for pid in descendants(os.getpid(), live):
         try:
             # Chromium rewrites its children's command lines as one space-separated string.
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
@@ -85,7 +68,7 @@ def chromium_processes(*, main_only: bool = False, besides=()) -> list[int]:
             continue
         if pid in besides or not argv or os.path.basename(argv[0]) not in CHROMIUM_EXECUTABLES:
             continue
-        if not descends(pid) or (main_only and any(arg.startswith(b"--type=") for arg in argv)):
+        if main_only and any(arg.startswith(b"--type=") for arg in argv):
             continue
         found.append(pid)
     return found

@@ -1,0 +1,47 @@
+"""The live process table, read from /proc (no psutil), for the tests and benches that look at process trees."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ProcessEntry:
+    pid: int
+    parent: int
+    name: str
+    """The command name (/proc/PID/stat's second field, at most 15 characters)."""
+    state: str
+    """"R", "S", "Z" (a zombie: exited, its status not yet read by its parent)…"""
+
+
+def process_table() -> dict[int, ProcessEntry]:
+    """Every process now alive (zombies included), by pid; one that exits while being read is left out."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may hold spaces and parentheses; the fields after it are plain.
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        state, parent = stat[stat.rindex(")") + 2 :].split()[:2]
+        table[int(entry)] = ProcessEntry(int(entry), int(parent), name, state)
+    return table
+
+
+def descendants(root_pid: int, table: dict[int, ProcessEntry]) -> list[int]:
+    """The pids in `table` below `root_pid` (children, their children…), `root_pid` itself left out."""
+    children: dict[int, list[int]] = {}
+    for process in table.values():
+        children.setdefault(process.parent, []).append(process.pid)
+    found, stack = [], list(children.get(root_pid, []))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
