@@ -44,7 +44,11 @@ class Job(models.Model):
     priority = models.SmallIntegerField(default=Priority.NORMAL)
     payload = models.JSONField(default=dict)
     result = models.JSONField(null=True, blank=True)
-    dedupe_key = models.CharField(max_length=200, null=True, blank=True)
+    # Room for "search:<owner id>:<product code>" with a 190-character code and a 19-digit bigint owner.
+    dedupe_key = models.CharField(max_length=255, null=True, blank=True)
+    # Who the job belongs to, as the enqueuing app identifies it (the API's client id). A plain column, not a
+    # foreign key: the queue knows nothing of the apps above it.
+    owner_id = models.BigIntegerField(null=True, blank=True)
     attempts = models.SmallIntegerField(default=0)
     max_attempts = models.SmallIntegerField(default=3)
     run_after = models.DateTimeField(db_default=Now())
@@ -72,6 +76,10 @@ class Job(models.Model):
             models.Index(fields=["-created_at"], name="job_created_idx"),
             models.Index(fields=["status", "-created_at"], name="job_status_created_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+            # One owner's jobs newest first, with and without a status filter, and its counts by status: a
+            # client's list and stats walk only its own rows, whatever the table holds.
+            models.Index(fields=["owner_id", "-created_at"], name="job_owner_created_idx"),
+            models.Index(fields=["owner_id", "status", "-created_at"], name="job_owner_status_created_idx"),
             # The admin's and the operator API's job search: product code exact (payload -> 'product_code' =
             # jsonb, Django's payload__product_code lookup) and product name icontains (trigrams of
             # UPPER(payload ->> 'product_name'), what payload__product_name__icontains compiles to).

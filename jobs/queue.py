@@ -40,14 +40,14 @@ ENQUEUE_SQL = """
 WITH input AS (
     SELECT *
     FROM jsonb_to_recordset(%(jobs)s::jsonb) AS x(
-        ord int, job_type smallint, priority smallint, payload jsonb, dedupe_key varchar(200),
-        max_attempts smallint, delay_seconds double precision
+        ord int, job_type smallint, priority smallint, payload jsonb, dedupe_key varchar(255),
+        max_attempts smallint, delay_seconds double precision, owner_id bigint
     )
 ),
 upserted AS (
-    INSERT INTO job (job_type, status, priority, payload, dedupe_key, attempts, max_attempts, run_after)
+    INSERT INTO job (job_type, status, priority, payload, dedupe_key, attempts, max_attempts, run_after, owner_id)
     SELECT job_type, 1, priority, payload, dedupe_key, 0, max_attempts,
-           now() + make_interval(secs => delay_seconds)
+           now() + make_interval(secs => delay_seconds), owner_id
     FROM input
     ORDER BY ord
     ON CONFLICT (dedupe_key) WHERE status IN (1, 2)
@@ -214,34 +214,46 @@ COUNTS_SQL = """
 SELECT status, count(*) FROM job GROUP BY status
 """
 
+# One owner's job counts by status (an index-only walk of job_owner_status_created_idx).
+OWNER_COUNTS_SQL = """
+SELECT status, count(*) FROM job WHERE owner_id = %(owner_id)s GROUP BY status
+"""
+
 # The planner's estimate of the table's rows (cheap on any size).
 ESTIMATED_ROWS_SQL = """
 SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'job'::regclass
 """
 
-# The ops snapshot in one round trip; every part walks an index range, never the whole table.
-SNAPSHOT_SQL = """
+# The ops snapshot in one round trip; every part walks an index range, never the whole table. {mine} narrows
+# each part to one owner's jobs (a fixed SQL fragment, never a value).
+_SNAPSHOT = """
 SELECT
-    (SELECT count(*) FROM job WHERE status = 1) AS pending,
-    (SELECT count(*) FROM job WHERE status = 2) AS running,
-    (SELECT count(*) FROM job WHERE status = 4) AS dead,
-    (SELECT count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour')
+    (SELECT count(*) FROM job WHERE {mine}status = 1) AS pending,
+    (SELECT count(*) FROM job WHERE {mine}status = 2) AS running,
+    (SELECT count(*) FROM job WHERE {mine}status = 4) AS dead,
+    (SELECT count(*) FROM job WHERE {mine}status = 4 AND updated_at > now() - interval '1 hour')
         AS dead_last_hour,
     (SELECT count(*) FROM job
-      WHERE status = 2
+      WHERE {mine}status = 2
         AND (lease_until < now() OR run_started_at < now() - make_interval(secs => %(stuck_seconds)s)))
         AS stuck,
-    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE status = 1 AND run_after <= now())
+    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE {mine}status = 1 AND run_after <= now())
         AS oldest_pending_seconds,
     (SELECT count(*) FROM job
-      WHERE status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
+      WHERE {mine}status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
         AND last_error LIKE 'JobDeadlineExceeded%%') AS deadline_kills_last_hour,
     (SELECT coalesce(sum((result -> 'metrics' -> 'cost' ->> 'total_usd')::numeric), 0)
-       FROM job WHERE status = 3 AND job_type = 1 AND updated_at > now() - interval '1 hour')
+       FROM job WHERE {mine}status = 3 AND job_type = 1 AND updated_at > now() - interval '1 hour')
         AS cost_last_hour_usd,
-    (SELECT count(*) FROM job WHERE status = 3 AND updated_at > now() - interval '1 hour')
+    (SELECT count(*) FROM job WHERE {mine}status = 3 AND updated_at > now() - interval '1 hour')
         AS done_last_hour
 """
+
+# The ops snapshot of the whole queue.
+SNAPSHOT_SQL = _SNAPSHOT.format(mine="")
+
+# The ops snapshot of one owner's jobs (the owner indexes serve each part).
+OWNER_SNAPSHOT_SQL = _SNAPSHOT.format(mine="owner_id = %(owner_id)s AND ")
 
 # Search cost, volume and mean duration per hour over the last %(hours)s hours (finished SEARCH jobs).
 HOURLY_COSTS_SQL = """
@@ -276,6 +288,8 @@ class NewJob:
     dedupe_key: str | None = None
     max_attempts: int = 3
     delay_seconds: float = 0.0
+    owner_id: int | None = None
+    """Who the job belongs to (the enqueuing app's id for it); lists and counts can be narrowed to it."""
 
 
 @dataclass(frozen=True)
@@ -471,6 +485,7 @@ def enqueue_many(jobs: Sequence[NewJob]) -> list[Enqueued]:
                 "dedupe_key": job.dedupe_key,
                 "max_attempts": job.max_attempts,
                 "delay_seconds": max(0.0, float(job.delay_seconds)),
+                "owner_id": job.owner_id,
             }
         )
     returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows)})
@@ -675,15 +690,20 @@ def prune(*, status: JobStatus, older_than: timedelta, limit: int = 1000) -> int
 # --- Observing ---------------------------------------------------------------------------------------------
 
 
-def counts() -> dict[str, int]:
-    """Jobs per status name (every status present, zero when empty)."""
+def counts(*, owner_id: int | None = None) -> dict[str, int]:
+    """Jobs per status name (every status present, zero when empty); only `owner_id`'s jobs when given."""
     with observing() as alias:
-        rows = dict(_run(COUNTS_SQL, using=alias))
+        if owner_id is None:
+            rows = dict(_run(COUNTS_SQL, using=alias))
+        else:
+            rows = dict(_run(OWNER_COUNTS_SQL, {"owner_id": owner_id}, using=alias))
     return {status.label: rows.get(int(status), 0) for status in JobStatus}
 
 
-def snapshot() -> OpsSnapshot:
-    """The ops snapshot; DONE is estimated from table statistics on very large tables."""
+def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
+    """The ops snapshot (only `owner_id`'s jobs when given); DONE is estimated on very large tables."""
+    if owner_id is not None:
+        return _owner_snapshot(owner_id)
     with observing() as alias:
         (
             pending,
@@ -717,6 +737,27 @@ def snapshot() -> OpsSnapshot:
     )
 
 
+def _owner_snapshot(owner_id: int) -> OpsSnapshot:
+    with observing() as alias:
+        params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
+        row = _run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
+        done = count_rows(Job.objects.using(alias).filter(owner_id=owner_id, status=JobStatus.DONE))
+    pending, running, dead, dead_last_hour, stuck, oldest, deadline_kills, cost, done_last_hour = row
+    return OpsSnapshot(
+        pending=pending,
+        running=running,
+        done=done.count,
+        dead=dead,
+        dead_last_hour=dead_last_hour,
+        stuck=stuck,
+        oldest_pending_seconds=float(oldest) if oldest is not None else None,
+        deadline_kills_last_hour=deadline_kills,
+        cost_last_hour_usd=float(cost),
+        done_last_hour=done_last_hour,
+        done_is_estimate=done.is_estimate,
+    )
+
+
 def hourly_costs(hours: int = 24) -> list[HourlyCost]:
     """Cost (AI and proxy apart), volume and mean duration of finished searches per hour."""
     with observing() as alias:
@@ -727,10 +768,19 @@ def hourly_costs(hours: int = 24) -> list[HourlyCost]:
     ]
 
 
-def list_jobs(*, status: JobStatus | None = None, q: str | None = None, page: int = 1, page_size: int = 50) -> JobPage:
-    """Newest jobs first, filtered by status and by product code or name; with the total count."""
+def list_jobs(
+    *,
+    status: JobStatus | None = None,
+    q: str | None = None,
+    owner_id: int | None = None,
+    page: int = 1,
+    page_size: int = 50,
+) -> JobPage:
+    """Newest jobs first, filtered by status, by product code or name and by owner; with the total count."""
     with observing() as alias:
         jobs = Job.objects.using(alias).order_by("-created_at")
+        if owner_id is not None:
+            jobs = jobs.filter(owner_id=owner_id)
         if status is not None:
             jobs = jobs.filter(status=status)
         if q:
