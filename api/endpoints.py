@@ -31,6 +31,7 @@ from api.exceptions import (
     PayloadTooLarge,
     Unauthorized,
 )
+from api.models import ApiClient
 from api.schemas import (
     OPTIONAL_TEXT_PATTERN,
     BotStatsOut,
@@ -149,7 +150,9 @@ def search_products(request: HttpRequest, batch: SearchIn):
     tags=["client"],
 )
 def job_detail(request: HttpRequest, job_id: JobIdPath):
-    job = Job.objects.filter(job_id=job_id).first()
+    """A client key reads only its own jobs; another client's job is 404, exactly like one that does not exist
+    (a 403 would tell it the id exists). Operator keys read every job."""
+    job = _visible_jobs(request.auth).filter(job_id=job_id).first()
     if job is None:
         raise JobNotFound(f"no job {job_id}")
     return {"result": ResultCode.SUCCESS, "job": job_out(job)}
@@ -159,22 +162,24 @@ def job_detail(request: HttpRequest, job_id: JobIdPath):
     "/v1/lps/queue/stats",
     auth=auth.CLIENT,
     response=_responses(200, QueueStatsOut),
-    summary="Jobs per state and the ops snapshot",
+    summary="Jobs per state and the ops snapshot: a client key's own jobs, or all jobs for an operator key",
     tags=["client"],
 )
 def queue_stats(request: HttpRequest):
-    return {"result": ResultCode.SUCCESS, "counts": queue.counts(), "snapshot": queue.snapshot().as_dict()}
-
-
-# --- Operator endpoints --------------------------------------------------------------------------------------
+    owner_id = _owner_scope(request.auth)
+    return {
+        "result": ResultCode.SUCCESS,
+        "counts": queue.counts(owner_id=owner_id),
+        "snapshot": queue.snapshot(owner_id=owner_id).as_dict(),
+    }
 
 
 @api.get(
     "/v1/lps/jobs",
-    auth=auth.OPERATOR,
-    response=_responses(200, JobPageOut, operator=True),
-    summary="Jobs, newest first, filtered by status and product code or name",
-    tags=["operator"],
+    auth=auth.CLIENT,
+    response=_responses(200, JobPageOut),
+    summary="Jobs, newest first, filtered by status and product code or name: a client key's own, or all",
+    tags=["client", "operator"],
 )
 def job_list(
     request: HttpRequest,
@@ -183,7 +188,15 @@ def job_list(
     page: int = _page(),
     page_size: int = _page_size(),
 ):
-    found = queue.list_jobs(status=JobStatus[status] if status else None, q=q or None, page=page, page_size=page_size)
+    """A client key lists the jobs it created (so a shop can find the ids it lost); an operator key lists
+    every client's jobs."""
+    found = queue.list_jobs(
+        status=JobStatus[status] if status else None,
+        q=q or None,
+        owner_id=_owner_scope(request.auth),
+        page=page,
+        page_size=page_size,
+    )
     return {
         "result": ResultCode.SUCCESS,
         "total": found.total,
@@ -192,6 +205,19 @@ def job_list(
         "page_size": page_size,
         "jobs": [job_row_out(job) for job in found.jobs],
     }
+
+
+def _owner_scope(client: ApiClient) -> int | None:
+    """The owner a key's reads are narrowed to: its own client id, or None (everything) for an operator."""
+    return None if client.is_operator else client.pk
+
+
+def _visible_jobs(client: ApiClient):
+    owner_id = _owner_scope(client)
+    return Job.objects.all() if owner_id is None else Job.objects.filter(owner_id=owner_id)
+
+
+# --- Operator endpoints --------------------------------------------------------------------------------------
 
 
 @api.post(

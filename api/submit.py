@@ -38,6 +38,11 @@ def search_payload(product: ProductIn, client: ApiClient) -> dict:
     return payload
 
 
+def search_dedupe_key(product_code: str, client: ApiClient) -> str:
+    """The key that keeps one active SEARCH per (client, product_code): a product_code is one shop's own SKU."""
+    return f"search:{client.pk}:{product_code}"
+
+
 def check_callbacks(search: SearchIn) -> None:
     """Raise UnsafeCallbackUrl naming every refused products[i].callback_url (the first one as `field`)."""
     resolver = _CountingResolver()
@@ -65,7 +70,8 @@ def submit_search(search: SearchIn, client: ApiClient) -> list[queue.Enqueued]:
                 JobType.SEARCH,
                 search_payload(product, client),
                 priority=priority,
-                dedupe_key=f"search:{product.product_code}",
+                dedupe_key=search_dedupe_key(product.product_code, client),
+                owner_id=client.pk,
             )
             for product in search.products
         ]

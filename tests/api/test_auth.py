@@ -22,9 +22,9 @@ CLIENT_ENDPOINTS = [
     ("POST", "/v1/lps/search"),
     ("GET", f"/v1/lps/jobs/{SOME_JOB}"),
     ("GET", "/v1/lps/queue/stats"),
+    ("GET", "/v1/lps/jobs"),
 ]
 OPERATOR_ENDPOINTS = [
-    ("GET", "/v1/lps/jobs"),
     ("POST", f"/v1/lps/jobs/{SOME_JOB}/requeue"),
     ("GET", "/v1/lps/products"),
     ("GET", "/v1/lps/stats/ip-sessions"),

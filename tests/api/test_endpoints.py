@@ -76,7 +76,8 @@ def test_search_enqueues_one_job_per_product_and_answers_202_with_their_ids(as_s
         "callback_url": "https://93.184.216.34/hook",
         "client_id": shop.client.pk,
     }
-    assert (first.job_type, first.priority, first.dedupe_key) == (JobType.SEARCH, Priority.HIGH, "search:A1")
+    assert (first.job_type, first.priority, first.owner_id) == (JobType.SEARCH, Priority.HIGH, shop.client.pk)
+    assert first.dedupe_key == f"search:{shop.client.pk}:A1"
     second = Job.objects.get(job_id=body["jobs"][1]["job_id"])
     assert second.payload == {"product_code": "A2", "product_name": "신라면 멀티팩", "client_id": shop.client.pk}
     assert second.priority == Priority.HIGH
@@ -104,14 +105,14 @@ def test_search_takes_a_full_batch_of_a_thousand_products(as_shop):
     assert Job.objects.count() == 1000
 
 
-def test_search_ignores_unknown_fields_and_strips_surrounding_blanks(as_shop):
+def test_search_ignores_unknown_fields_and_strips_surrounding_blanks(as_shop, shop):
     response = as_shop.post(
         "/v1/lps/search",
         {"products": [{"product_code": " X9 ", "product_name": " 물티슈 ", "colour": "blue"}], "job_type": "x"},
     )
     assert response.status_code == 202
     assert Job.objects.get().payload["product_code"] == "X9"
-    assert Job.objects.get().dedupe_key == "search:X9"
+    assert Job.objects.get().dedupe_key == f"search:{shop.client.pk}:X9"
 
 
 def test_a_price_written_as_a_whole_json_number_is_taken_as_that_integer(as_shop):
