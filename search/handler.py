@@ -131,6 +131,9 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked."""
     product = product_from_payload(job.payload)
     callback_url = callback_url_from_payload(job.payload)
+    client_id = job.payload.get("client_id")
+    if client_id is not None and (isinstance(client_id, bool) or not isinstance(client_id, int)):
+        raise InvalidProduct(f"client_id must be an API client's id, not {client_id!r}")
     llm = LlmClient.from_settings()
     try:
         result = run_pipeline(
@@ -140,7 +143,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
         if llm is not None:
             llm.close()
     with transaction.atomic():
-        record_search(product, result, job_id=job.job_id)
+        record_search(product, result, job_id=job.job_id, client_id=client_id)
         if callback_url:
             delivery = {
                 "search_job_id": str(job.job_id),
@@ -148,14 +151,16 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
                 "callback_url": callback_url,
                 "result": result,
             }
-            if job.payload.get("client_id") is not None:
-                delivery["client_id"] = job.payload["client_id"]
+            if client_id is not None:
+                delivery["client_id"] = client_id
             queue.enqueue(
                 queue.NewJob(
                     JobType.OUTBOX,
                     delivery,
                     dedupe_key=f"outbox:{job.job_id}",
                     max_attempts=settings.LPS_OUTBOX_MAX_ATTEMPTS,
+                    # The delivery belongs to whoever owns the search: the client reads it, its lists count it.
+                    owner_id=client_id,
                 )
             )
     logger.info(

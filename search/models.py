@@ -5,9 +5,14 @@ from django.db.models.functions import Now
 
 
 class Product(models.Model):
-    """One client product, with its latest search outcome; PriceSnapshot rows hold the history."""
+    """One client product, with its latest search outcome; PriceSnapshot rows hold the history.
 
-    product_code = models.CharField(max_length=200, unique=True)
+    A product_code is one shop's own SKU: the product is the pair (client, product_code), never the code alone.
+    """
+
+    # The API client that asked (its id, as the job's owner_id); None for searches run by the `search` command.
+    client_id = models.BigIntegerField(null=True, blank=True)
+    product_code = models.CharField(max_length=200)
     product_name = models.CharField(max_length=500)
     brand = models.CharField(max_length=200, blank=True, default="")
     model_code = models.CharField(max_length=200, blank=True, default="")
@@ -20,7 +25,17 @@ class Product(models.Model):
 
     class Meta:
         db_table = "search_product"
-        indexes = [models.Index(fields=["-last_searched_at"], name="product_recent_idx")]
+        indexes = [
+            models.Index(fields=["-last_searched_at"], name="product_recent_idx"),
+            # The operators' product search by code, across clients.
+            models.Index(fields=["product_code"], name="product_code_idx"),
+        ]
+        constraints = [
+            # NULLS NOT DISTINCT: the `search` command's products (no client) are one row per code too.
+            models.UniqueConstraint(
+                fields=["client_id", "product_code"], name="product_client_code_uq", nulls_distinct=False
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.product_code} {self.product_name}"

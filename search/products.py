@@ -13,8 +13,12 @@ from search.listings import ProductQuery
 from search.models import PriceSnapshot, Product
 
 
-def record_search(product: ProductQuery, result: dict, *, job_id: uuid.UUID | None = None) -> PriceSnapshot:
+def record_search(
+    product: ProductQuery, result: dict, *, job_id: uuid.UUID | None = None, client_id: int | None = None
+) -> PriceSnapshot:
     """Store one PriceSnapshot for `result` and move the product's search count and last_* fields with it.
+
+    The product is `client_id`'s own product_code: two shops' SKU-1 are two products with two histories.
 
     Many workers may finish searches of the same product at once: the count grows by an UPDATE … SET
     search_count = search_count + 1, never by a read-modify-write.
@@ -25,6 +29,7 @@ def record_search(product: ProductQuery, result: dict, *, job_id: uuid.UUID | No
     cost = result.get("metrics", {}).get("cost", {}).get("total_usd", 0)
     with transaction.atomic():
         row, _ = Product.objects.get_or_create(
+            client_id=client_id,
             product_code=product.product_code,
             defaults={"product_name": product.product_name[:500]},
         )
