@@ -30,20 +30,20 @@ class ValidityFilter(admin.SimpleListFilter):
 
 @admin.register(NegativeCacheEntry)
 class NegativeCacheAdmin(BigTableAdmin):
-    list_display = ["key", "short_reason", "created_at", "until", "validity"]
+    list_display = ["remembered_for", "model_code", "brand", "short_reason", "created_at", "until", "validity"]
     list_filter = [ValidityFilter]
     ordering = ["-until"]
     sortable_by = ["until"]
     search_fields = ["key"]
-    search_help_text = "A product code, a product name, or a whole key (code:… / query:…): exact."
-    readonly_fields = ["key", "reason", "created_at", "until", "validity"]
+    search_help_text = "A product name (as searched, without model code and brand) or a whole key: exact."
+    readonly_fields = ["product_name", "model_code", "brand", "key", "reason", "created_at", "until", "validity"]
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()
         if not term:
             return queryset, False
         # Only primary-key equality, so the search is an index lookup on any size of cache.
-        candidates = {term, f"code:{term}", cache.key_for(product_code=None, product_name=term)}
+        candidates = {term, cache.key_for(product_name=term).key}
         return queryset.filter(Q(key__in=candidates)), False
 
     def has_add_permission(self, request):
@@ -51,6 +51,10 @@ class NegativeCacheAdmin(BigTableAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="product name")
+    def remembered_for(self, entry):
+        return entry.product_name or entry.key
 
     @admin.display(description="reason")
     def short_reason(self, entry):
@@ -65,4 +69,4 @@ class NegativeCacheAdmin(BigTableAdmin):
 
     def delete_model(self, request, obj):
         cache.forget(obj.key)
-        self.message_user(request, f"The next search of {obj.key} runs for real.", messages.INFO)
+        self.message_user(request, f"The next search of {obj} runs for real.", messages.INFO)

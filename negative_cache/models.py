@@ -5,9 +5,14 @@ from django.db.models.functions import Now
 
 
 class NegativeCacheEntry(models.Model):
+    # "product:<sha256 of the normalised (name, model code, brand)>" (negative_cache.cache.key_for).
     key = models.CharField(max_length=400, primary_key=True)
     until = models.DateTimeField()
     reason = models.TextField(blank=True, default="")
+    # What the row was remembered for, as the client sent it (the key is a digest an operator cannot read).
+    product_name = models.CharField(max_length=500, blank=True, default="")
+    model_code = models.CharField(max_length=200, blank=True, default="")
+    brand = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(db_default=Now())
 
     class Meta:
@@ -17,4 +22,4 @@ class NegativeCacheEntry(models.Model):
         indexes = [models.Index(fields=["until"], name="negative_until_idx")]
 
     def __str__(self) -> str:
-        return self.key
+        return " / ".join(part for part in (self.product_name, self.model_code, self.brand) if part) or self.key

@@ -79,7 +79,7 @@ def search_product(
     if not product.product_name.strip():
         raise ValueError("a product needs a name to be searched")
 
-    cache_key = cache.key_for(product_code=product.product_code, product_name=product.product_name)
+    cache_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
     if cache.lookup(cache_key) is not None:
         logger.info("search %s: not_found from the negative cache (%s)", product.product_code, cache_key)
         return _result(

@@ -259,7 +259,8 @@ def bot_event(
     )
 
 
-def negative(code: str, *, ttl: timedelta = timedelta(hours=24)) -> str:
-    key = cache.key_for(product_code=code, product_name="")
+def negative(name: str, *, ttl: timedelta = timedelta(hours=24), model_code: str = "", brand: str = "") -> str:
+    """A not_found remembered for the product `name` (with `model_code` and `brand`); returns its key."""
+    key = cache.key_for(product_name=name, model_code=model_code, brand=brand)
     cache.remember(key, ttl=ttl, reason="3 rounds, no match")
-    return key
+    return key.key

@@ -90,7 +90,7 @@ def operating_queue(snapshot_dir) -> dict:
     blocked = rows.sessions({SessionEndReason.BLOCKED: [14, 31], SessionEndReason.BUDGET: [50, 50, 50, 50]})
     rows.sessions({SessionEndReason.BUDGET: [3, 7, 22]}, proxy="kr-proxy-2")
     rows.bot_event(snapshot_dir, query="LG 스탠바이미", session=blocked[0])
-    made["negative"] = rows.negative("P-200")
+    made["negative"] = rows.negative("다이슨 V15 무선청소기")
     return made
 
 
@@ -162,7 +162,7 @@ def test_an_operator_filters_dead_jobs_and_requeues_one(operator_page: Page, ope
 def test_an_operator_deletes_a_negative_cache_row_to_force_a_new_search(operator_page: Page, operating_queue):
     page = operator_page
     page.goto("/admin/negative_cache/negativecacheentry/")
-    page.click(f"text={operating_queue['negative']}")
+    page.click("text=다이슨 V15 무선청소기")
     page.click("a.deletelink")
     page.click("input[type=submit]")
 

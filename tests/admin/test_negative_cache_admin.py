@@ -16,32 +16,37 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = reverse("admin:negative_cache_negativecacheentry_changelist")
 
 
-def test_the_negative_cache_list_shows_each_row_with_its_expiry(admin_client):
-    rows.negative("P-100")
-    rows.negative("P-200", ttl=timedelta(seconds=-60))
+def test_the_negative_cache_list_shows_what_each_row_was_remembered_for_with_its_expiry(admin_client):
+    rows.negative("무선 청소기 V15", model_code="SV-15", brand="다이슨")
+    rows.negative("유선 이어폰 E2", ttl=timedelta(seconds=-60))
 
     html = admin_client.get(CHANGELIST).content.decode()
     valid = admin_client.get(CHANGELIST, {"valid": "yes"}).content.decode()
 
-    assert "code:P-100" in html
+    assert "무선 청소기 V15" in html
+    assert "SV-15" in html
+    assert "다이슨" in html
     assert "valid</span> for 23h" in html
     assert "expired</span> 1m ago" in html
-    assert "code:P-100" in valid
-    assert "code:P-200" not in valid
+    assert "무선 청소기 V15" in valid
+    assert "유선 이어폰 E2" not in valid
 
 
-def test_the_negative_cache_search_finds_a_row_by_product_code(admin_client):
-    rows.negative("P-100")
-    rows.negative("P-200")
+def test_the_negative_cache_search_finds_a_row_by_product_name_or_key(admin_client):
+    rows.negative("무선 청소기 V15")
+    key = rows.negative("유선 이어폰 E2")
 
-    html = admin_client.get(CHANGELIST, {"q": "P-200"}).content.decode()
+    by_name = admin_client.get(CHANGELIST, {"q": "  무선 청소기 V15 "}).content.decode()
+    by_key = admin_client.get(CHANGELIST, {"q": key}).content.decode()
 
-    assert "code:P-200" in html
-    assert "code:P-100" not in html
+    assert "무선 청소기 V15" in by_name
+    assert "유선 이어폰 E2" not in by_name
+    assert "유선 이어폰 E2" in by_key
+    assert "무선 청소기 V15" not in by_key
 
 
 def test_deleting_a_negative_cache_row_forces_a_new_search(admin_client):
-    key = rows.negative("P-100")
+    key = rows.negative("무선 청소기 V15")
     assert cache.lookup(key) is not None
 
     response = admin_client.post(
@@ -51,7 +56,7 @@ def test_deleting_a_negative_cache_row_forces_a_new_search(admin_client):
     assert response.status_code == 200
     assert cache.lookup(key) is None
     assert not NegativeCacheEntry.objects.filter(key=key).exists()
-    assert "The next search of code:P-100 runs for real." in response.content.decode()
+    assert "The next search of 무선 청소기 V15 runs for real." in response.content.decode()
 
 
 def test_the_delete_action_removes_the_selected_rows_only(admin_client):

@@ -19,13 +19,38 @@ def expire(key: str) -> None:
     NegativeCacheEntry.objects.filter(key=key).update(until=timezone.now() - timedelta(seconds=1))
 
 
-def test_the_key_is_the_product_code_when_there_is_one():
-    assert cache.key_for(product_code="A-1", product_name="whatever") == "code:A-1"
+def test_the_key_is_the_product_identity_and_never_a_shops_product_code():
+    key = cache.key_for(product_name="갤럭시 버즈3 프로", model_code="SM-R630", brand="삼성전자")
+
+    assert key.key.startswith("product:")
+    assert "SKU" not in key.key
+    assert (key.product_name, key.model_code, key.brand) == ("갤럭시 버즈3 프로", "SM-R630", "삼성전자")
+    assert key != cache.key_for(product_name="갤럭시 버즈3 프로", model_code="SM-R630")
+    assert key.key != cache.key_for(product_name="갤럭시 버즈3 프로", model_code="SM-R510", brand="삼성전자").key
 
 
-def test_without_a_code_names_differing_only_in_case_width_or_spacing_share_one_key():
-    assert cache.key_for(product_code="", product_name="  Galaxy\tＢＵＤＳ３  Pro ") == "query:galaxy buds3 pro"
-    assert cache.key_for(product_code=None, product_name="galaxy buds3 pro") == "query:galaxy buds3 pro"
+def test_names_differing_only_in_case_width_spacing_or_invisible_characters_share_one_key():
+    plain = cache.key_for(product_name="galaxy buds3 pro", model_code="sm-r630", brand="samsung").key
+
+    assert cache.key_for(product_name="  Galaxy\tＢＵＤＳ３  Pro ", model_code="SM-R630", brand="SAMSUNG").key == plain
+    assert (
+        cache.key_for(product_name="\ufeffgalaxy bu\u200bds3 pro", model_code="sm-r630", brand="samsung").key == plain
+    )
+
+
+def test_remembering_a_product_keeps_what_the_row_stands_for():
+    key = cache.key_for(product_name="갤럭시 버즈3 프로", model_code="SM-R630", brand="삼성전자")
+
+    cache.remember(key, ttl=timedelta(hours=24), reason="not_found after 3 rounds")
+
+    entry = cache.lookup(key)
+    assert (entry.key, entry.product_name, entry.model_code, entry.brand) == (
+        key.key,
+        "갤럭시 버즈3 프로",
+        "SM-R630",
+        "삼성전자",
+    )
+    assert str(entry) == "갤럭시 버즈3 프로 / SM-R630 / 삼성전자"
 
 
 def test_a_remembered_key_is_found_until_its_ttl_runs_out():

@@ -29,6 +29,11 @@ PRODUCT = ProductQuery(
 )
 
 
+def identity_key(product: ProductQuery) -> str:
+    """The negative-cache key of `product`: its identity, not its product_code."""
+    return cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand).key
+
+
 def listing(title, price, **extra):
     return Listing(title=title, price=price, url=f"https://shop.test/vp/{abs(hash(title)) % 10_000}", **extra)
 
@@ -202,7 +207,7 @@ def test_three_empty_rounds_end_not_found_and_write_the_negative_cache_for_the_t
     assert shelf.queries == [PRODUCT.product_name, "삼성 SM-R630", "갤럭시 버즈3 프로"]
     assert len(refine.calls) == 1
     assert judge.calls == []
-    entry = NegativeCacheEntry.objects.get(key="code:P-1")
+    entry = NegativeCacheEntry.objects.get(key=identity_key(PRODUCT))
     assert timedelta(hours=23, minutes=59) < entry.until - timezone.now() <= timedelta(hours=24)
     assert "갤럭시 버즈3 프로" in entry.reason
     assert_no_nulls(result)
@@ -223,7 +228,7 @@ def test_a_cached_not_found_returns_at_once_without_fetching_judging_or_refining
 
 def test_an_expired_cache_row_lets_the_product_be_searched_again():
     run(shelf=Shelf())
-    NegativeCacheEntry.objects.filter(key="code:P-1").update(until=timezone.now() - timedelta(seconds=1))
+    NegativeCacheEntry.objects.filter(key=identity_key(PRODUCT)).update(until=timezone.now() - timedelta(seconds=1))
     shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630 재입고", 210_000)]})
 
     result = run(shelf=shelf)
@@ -233,16 +238,30 @@ def test_an_expired_cache_row_lets_the_product_be_searched_again():
     assert shelf.queries == [PRODUCT.product_name]
 
 
-def test_without_a_product_code_the_cache_key_is_the_normalised_name():
-    unnamed = ProductQuery(product_code="", product_name="  Galaxy   BUDS3 Pro ", model_code="SM-R630")
-    run(unnamed, shelf=Shelf())
+def test_the_same_product_under_another_code_and_spelling_is_answered_from_the_cache():
+    run(
+        ProductQuery(product_code="SHOP-A-1", product_name="  Galaxy   BUDS3 Pro ", model_code="SM-R630"), shelf=Shelf()
+    )
     shelf = Shelf()
 
-    result = run(ProductQuery(product_code="", product_name="galaxy buds3 pro"), shelf=shelf)
+    result = run(ProductQuery(product_code="B-77", product_name="galaxy buds3 pro", model_code="sm-r630"), shelf=shelf)
 
     assert result["cached"] is True
     assert shelf.queries == []
-    assert NegativeCacheEntry.objects.filter(key="query:galaxy buds3 pro").exists()
+    entry = NegativeCacheEntry.objects.get()
+    assert (entry.product_name, entry.model_code, entry.brand) == ("  Galaxy   BUDS3 Pro ", "SM-R630", "")
+
+
+def test_another_product_under_the_same_code_is_searched_despite_a_cached_not_found():
+    run(ProductQuery(product_code="SKU-1", product_name="갤럭시 버즈3 프로", model_code="SM-R630"), shelf=Shelf())
+    shelf = Shelf()
+
+    result = run(
+        ProductQuery(product_code="SKU-1", product_name="다이슨 V15 무선청소기", model_code="SV47"), shelf=shelf
+    )
+
+    assert result["cached"] is False
+    assert shelf.queries[0] == "다이슨 V15 무선청소기"
 
 
 def test_a_block_in_a_later_round_raises_and_caches_nothing():
@@ -351,7 +370,7 @@ def test_a_product_without_a_name_is_refused_before_anything_runs():
         run(ProductQuery(product_code="X", product_name="  "), shelf=shelf)
 
     assert shelf.queries == []
-    assert cache.lookup("code:X") is None
+    assert not NegativeCacheEntry.objects.exists()
 
 
 # --- End to end: the real crawler and Chromium on the fake marketplace, the real openai client on the fake
@@ -453,7 +472,7 @@ def test_live_not_found_is_cached_and_the_next_search_makes_no_request_and_no_ll
     assert first["outcome"] == "not_found"
     assert [r["kind"] for r in first["rounds"]] == ["original", "precise", "broad"]
     assert len(fake_openai.refine_requests) == 1
-    assert NegativeCacheEntry.objects.filter(key="code:LIVE-1").exists()
+    assert NegativeCacheEntry.objects.filter(key=identity_key(LIVE)).exists()
     assert second["outcome"] == "not_found"
     assert second["cached"] is True
     assert len(fake_coupang.search_queries) == searches_before
@@ -462,8 +481,8 @@ def test_live_not_found_is_cached_and_the_next_search_makes_no_request_and_no_ll
 
 @pytest.mark.browser
 def test_live_an_expired_cache_row_lets_the_marketplace_be_searched_again(fake_coupang, crawler):
-    cache.remember("code:LIVE-1", ttl=timedelta(hours=24))
-    NegativeCacheEntry.objects.filter(key="code:LIVE-1").update(until=timezone.now() - timedelta(minutes=1))
+    cache.remember(identity_key(LIVE), ttl=timedelta(hours=24))
+    NegativeCacheEntry.objects.filter(key=identity_key(LIVE)).update(until=timezone.now() - timedelta(minutes=1))
     fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
 
     result = live_search(LIVE, crawler=crawler)
