@@ -5,19 +5,38 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html, format_html_join
 
 from api import keys
 from api.models import ApiClient
+from jobs import owners
 from jobs.admin_lists import BigTableAdmin
 
-SHOWN_FIELDS = ["name", "key_shown", "is_operator", "is_active", "created_at", "last_used_at"]
+SHOWN_FIELDS = ["name", "key_shown", "is_operator", "is_active", "created_at", "last_used_at", "jobs"]
+
+
+def client_names(ids) -> dict[int, str]:
+    return dict(ApiClient.objects.filter(pk__in=list(ids)).values_list("pk", "name"))
+
+
+def client_choices() -> list[tuple[int, str]]:
+    return list(ApiClient.objects.order_by("name").values_list("pk", "name"))
+
+
+# A job's owner_id is the API client that created it: the job admin shows and filters it by the client's name.
+owners.register(owners.OwnerDirectory(label="client", names=client_names, choices=client_choices))
+
+
+def jobs_url(client: ApiClient) -> str:
+    """The job admin's list of `client`'s jobs."""
+    return reverse("admin:jobs_job_changelist") + f"?owner={client.pk}"
 
 
 @admin.register(ApiClient)
 class ApiClientAdmin(BigTableAdmin):
-    list_display = ["name", "key_shown", "is_operator", "is_active", "created_at", "last_used_at"]
+    list_display = ["name", "key_shown", "is_operator", "is_active", "created_at", "last_used_at", "jobs"]
     list_filter = ["is_active", "is_operator"]
     search_fields = ["name"]
     ordering = ["name"]
@@ -39,6 +58,10 @@ class ApiClientAdmin(BigTableAdmin):
 
     def has_revoke_permission(self, request) -> bool:
         return request.user.has_perm("api.change_apiclient")
+
+    @admin.display(description="jobs")
+    def jobs(self, client):
+        return format_html('<a href="{}">jobs of {}</a>', jobs_url(client), client.name)
 
     @admin.display(description="key")
     def key_shown(self, client):

@@ -15,6 +15,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
 from jobs.job_report import bot_events_during, job_report, short_duration, usd, won
 from jobs.models import Job, JobStatus
@@ -60,20 +61,52 @@ class OutcomeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class OwnerFilter(admin.SimpleListFilter):
+    """The job's owner (owner_id, served by job_owner_created_idx), named by the registered owner directory."""
+
+    title = "client"
+    parameter_name = "owner"
+
+    def lookups(self, request, model_admin):
+        directory = owners.directory()
+        if directory is None:
+            return []
+        self.title = directory.label
+        return [(str(owner_id), name) for owner_id, name in directory.choices()]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        if not value.isdigit():
+            return queryset.none()
+        return queryset.filter(owner_id=int(value))
+
+
 class JobChangeList(ChangeList):
     def get_queryset(self, request, exclude_parameters=None):
         # The list shows values extracted in SQL (see JobAdmin.get_queryset); the JSON itself stays in the table.
         return super().get_queryset(request, exclude_parameters).defer("payload", "result", "last_error")
 
+    def get_results(self, request):
+        super().get_results(request)
+        # The owners' names of the whole page in one query, not one per row.
+        directory = owners.directory()
+        ids = {job.owner_id for job in self.result_list if job.owner_id is not None}
+        names = directory.names(ids) if directory is not None and ids else {}
+        for job in self.result_list:
+            job.owner_name = names.get(job.owner_id)
+
 
 @admin.register(Job)
 class JobAdmin(ObservedReadOnlyAdmin):
-    list_display = ["short_id", "state", "job_kind", "product_code", "product_name", "outcome", "lowest_price", "cost",
-                    "tries", "error", "age"]  # fmt: skip
+    list_display = ["short_id", "state", "job_kind", "owner", "product_code", "product_name", "outcome",
+                    "lowest_price", "cost", "tries", "error", "age"]  # fmt: skip
     list_display_links = ["short_id"]
     list_filter = [
         "status",
         "job_type",
+        OwnerFilter,
         OutcomeFilter,
         recent_filter("created_at", "created"),
         recent_filter("updated_at", "last change", index_prefix=Q(status__in=JobStatus.values)),
@@ -125,6 +158,12 @@ class JobAdmin(ObservedReadOnlyAdmin):
     @admin.display(description="type")
     def job_kind(self, job):
         return job.get_job_type_display()
+
+    @admin.display(description="client")
+    def owner(self, job):
+        if job.owner_id is None:
+            return ""
+        return getattr(job, "owner_name", None) or f"#{job.owner_id}"
 
     @admin.display(description="product code")
     def product_code(self, job):
@@ -180,7 +219,11 @@ class JobAdmin(ObservedReadOnlyAdmin):
             events = bot_events_during(obj, using=obj._state.db or "default")
             code = (obj.payload or {}).get("product_code") if isinstance(obj.payload, dict) else None
             product = (
-                Product.objects.using(obj._state.db or "default").filter(product_code=code).first() if code else None
+                Product.objects.using(obj._state.db or "default")
+                .filter(client_id=obj.owner_id, product_code=code)
+                .first()
+                if code
+                else None
             )
             context.update(
                 job=obj,
