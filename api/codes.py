@@ -35,6 +35,9 @@ class ResultCode(IntEnum):
     """The endpoint exists but not for this method (HTTP 405, see Allow)."""
     HTTP_PAYLOAD_TOO_LARGE = 413
     """The body is larger than 1 MB (HTTP 413)."""
+    HTTP_UNSUPPORTED_MEDIA_TYPE = 415
+    """A body that is not `Content-Type: application/json`, or in a Content-Encoding other than identity or gzip
+    (HTTP 415; `field` names the header)."""
     HTTP_INVALID_CLIENT_REQUEST = 419
     HTTP_TOO_MANY_REQUESTS = 429
     """The key's rate limit is spent for this minute (HTTP 429, see Retry-After)."""

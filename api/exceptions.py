@@ -62,6 +62,13 @@ class PayloadTooLarge(ApiError):
     code = ResultCode.HTTP_PAYLOAD_TOO_LARGE
 
 
+class UnsupportedMediaType(ApiError):
+    """A request body must be JSON: send it with Content-Type: application/json."""
+
+    status = 415
+    code = ResultCode.HTTP_UNSUPPORTED_MEDIA_TYPE
+
+
 class Unauthorized(ApiError):
     """A valid API key is required (X-API-Key: <key> or Authorization: Bearer <key>)."""
 

@@ -7,6 +7,7 @@ may be absent are left out rather than sent as null (`SkipJsonSchema[None]` keep
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -24,7 +25,7 @@ from search.models import PriceSnapshot, Product
 TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
 # No control characters; may be empty.
 OPTIONAL_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
-# The dedupe key "search:<product_code>" has to fit the job table's varchar(200).
+# The dedupe key "search:<client id>:<product_code>" has to fit the job table's varchar(255).
 PRODUCT_CODE_MAX = 190
 PRODUCT_NAME_MAX = 500
 ATTRIBUTE_MAX = 200
@@ -40,13 +41,29 @@ def _strip(value: str) -> str:
     return value.strip()
 
 
+def has_visible_character(text: str) -> bool:
+    """Whether `text` shows anything once Unicode-normalised: spaces and format characters (category Cf: zero-width
+    space U+200B, BOM U+FEFF, direction marks, …) do not count."""
+    return any(
+        not char.isspace() and unicodedata.category(char) != "Cf" for char in unicodedata.normalize("NFKC", text)
+    )
+
+
+def _visible(value: str) -> str:
+    # A name of zero-width characters passes the pattern yet would cost a full search of nothing.
+    if not has_visible_character(value):
+        raise PydanticCustomError("string_pattern_mismatch", "must contain a visible character")
+    return value
+
+
 def _bounded(required: bool, max_length: int) -> Any:
     pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
-    return Annotated[
-        str,
-        StringConstraints(strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern),
-        AfterValidator(_strip),
-    ]
+    constraints = StringConstraints(
+        strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
+    )
+    if required:
+        return Annotated[str, constraints, AfterValidator(_visible), AfterValidator(_strip)]
+    return Annotated[str, constraints, AfterValidator(_strip)]
 
 
 def _whole_number(value: Any) -> Any:
@@ -269,6 +286,7 @@ class PriceSnapshotOut(Schema):
 
 
 class ProductOut(Schema):
+    client_id: int | Omitted = Field(None, description="The API client whose product this is.")
     product_code: str
     product_name: str
     brand: str | Omitted = None
@@ -293,6 +311,7 @@ class ProductPageOut(Schema):
 def product_out(product: Product, latest: PriceSnapshot | None) -> dict:
     """A product with its latest snapshot; empty strings count as absent."""
     return {
+        "client_id": product.client_id,
         "product_code": product.product_code,
         "product_name": product.product_name,
         "brand": product.brand or None,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import uuid
 
 import pytest
 
 from api.codes import ResultCode
-from jobs.models import Job
+from jobs import queue
+from jobs.models import Job, JobStatus, JobType
 from tests.api.conftest import products
 
 pytestmark = [pytest.mark.django_db]
@@ -82,6 +85,15 @@ BAD_JSON = [
     ("unknown priority", {**with_product(), "priority": "urgent"}, "priority"),
     ("priority as number", {**with_product(), "priority": 1}, "priority"),
     ("priority in capitals", {**with_product(), "priority": "HIGH"}, "priority"),
+    ("zero-width-only product_name", with_product(product_name="\u200b\u200b"), "products[0].product_name"),
+    ("BOM-only product_name", with_product(product_name="\ufeff"), "products[0].product_name"),
+    (
+        "format-chars-and-spaces product_name",
+        with_product(product_name=" \u200d \u2060\u200e "),
+        "products[0].product_name",
+    ),
+    ("zero-width-only product_code", with_product(product_code="\u200b"), "products[0].product_code"),
+    ("BOM and spaces product_code", with_product(product_code="\ufeff \u00a0"), "products[0].product_code"),
     ("callback_url as number", with_product(callback_url=1), "products[0].callback_url"),
     ("callback_url file://", with_product(callback_url="file:///etc/passwd"), "products[0].callback_url"),
     ("callback_url ftp://", with_product(callback_url="ftp://93.184.216.34/x"), "products[0].callback_url"),
@@ -233,3 +245,134 @@ def test_a_method_an_endpoint_does_not_take_is_405_with_allow(client, shop, meth
     response = client.generic(method, path, headers={"X-API-Key": shop.api_key})
     _assert_refused(response, 405, ResultCode.HTTP_METHOD_NOT_ALLOWED, None)
     assert response["Allow"] == allowed
+
+
+# --- Only JSON bodies, on every POST endpoint: 415 before anything is read or written ----------------------
+
+SEARCH_BODY = json.dumps({"products": products(1)}).encode()
+NOT_JSON = [
+    # (case id, Content-Type header, body)
+    ("text/plain", "text/plain", SEARCH_BODY),
+    ("text/plain with charset", "text/plain; charset=utf-8", SEARCH_BODY),
+    ("form", "application/x-www-form-urlencoded", b"products=A1"),
+    (
+        "multipart",
+        "multipart/form-data; boundary=lps",
+        b'--lps\r\nContent-Disposition: form-data; name="p"\r\n\r\nx\r\n--lps--',
+    ),
+    ("XML", "application/xml", b"<products><product_code>A1</product_code></products>"),
+    ("text/xml", "text/xml", b"<products/>"),
+    ("missing", "", SEARCH_BODY),
+    ("octet-stream", "application/octet-stream", SEARCH_BODY),
+    ("a JSON look-alike", "application/jsonp", SEARCH_BODY),
+]
+
+
+@pytest.fixture
+def dead_job(db) -> uuid.UUID:
+    """A DEAD job that an operator's requeue would move (so that a refused requeue visibly changed nothing)."""
+    job = queue.enqueue(queue.NewJob(JobType.SEARCH, {"product_code": "D1"}, max_attempts=1))
+    (claimed,) = queue.claim("test-worker")
+    queue.fail(claimed, "boom", retryable=False)
+    return job.job_id
+
+
+def _post_endpoints(shop, operator, dead_job) -> list[tuple[str, str, bytes | None]]:
+    """Every POST endpoint, with a key that may call it and a body it would otherwise take (None: its own)."""
+    return [
+        ("/v1/lps/search", shop.api_key, None),
+        (f"/v1/lps/jobs/{dead_job}/requeue", operator.api_key, b"{}"),
+    ]
+
+
+@pytest.mark.parametrize(("content_type", "body"), [case[1:] for case in NOT_JSON], ids=[case[0] for case in NOT_JSON])
+def test_a_body_that_is_not_sent_as_json_is_415_naming_content_type_on_every_post_endpoint_and_writes_nothing(
+    client, shop, operator, dead_job, content_type, body
+):
+    for path, api_key, own_body in _post_endpoints(shop, operator, dead_job):
+        response = client.generic(
+            "POST", path, own_body if own_body is not None and body is SEARCH_BODY else body,
+            content_type=content_type, headers={"X-API-Key": api_key},
+        )  # fmt: skip
+        assert response.status_code == 415, (path, response.content[:300])
+        refused = response.json()
+        assert refused["result"] == ResultCode.HTTP_UNSUPPORTED_MEDIA_TYPE
+        assert refused["field"] == "Content-Type"
+        assert "Content-Type" in refused["error"]
+        assert list(Job.objects.exclude(job_id=dead_job)) == []
+        assert Job.objects.get(job_id=dead_job).status == JobStatus.DEAD
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"])
+def test_json_with_or_without_a_charset_parameter_is_taken(client, shop, content_type):
+    response = client.generic(
+        "POST", "/v1/lps/search", SEARCH_BODY, content_type=content_type, headers={"X-API-Key": shop.api_key}
+    )
+    assert response.status_code == 202, response.content
+    assert Job.objects.count() == 1
+
+
+def test_a_post_without_a_body_needs_no_content_type(client, operator, dead_job):
+    response = client.generic(
+        "POST", f"/v1/lps/jobs/{dead_job}/requeue", b"", content_type="", headers={"X-API-Key": operator.api_key}
+    )
+    assert response.status_code == 200
+    assert Job.objects.get(job_id=dead_job).status == JobStatus.PENDING
+
+
+# --- Content-Encoding: gzip is decoded under the same 1 MB limit; any other encoding is 415 ------------------
+
+
+def _post_encoded(client, shop, body: bytes, encoding: str):
+    return client.generic(
+        "POST",
+        "/v1/lps/search",
+        body,
+        content_type="application/json",
+        headers={"X-API-Key": shop.api_key, "Content-Encoding": encoding},
+    )
+
+
+def test_a_gzip_body_is_decoded_and_taken(client, shop):
+    response = _post_encoded(client, shop, gzip.compress(SEARCH_BODY), "gzip")
+    assert response.status_code == 202, response.content
+    assert Job.objects.get().payload["product_code"] == "P0"
+
+
+def test_a_gzip_body_over_one_megabyte_once_decoded_is_413_and_writes_nothing(client, shop):
+    padded = json.dumps({"products": products(1), "padding": " " * (1024 * 1024)}).encode()
+    bomb = gzip.compress(padded)
+    assert len(bomb) < 10_000
+    _assert_refused(_post_encoded(client, shop, bomb, "gzip"), 413, ResultCode.HTTP_PAYLOAD_TOO_LARGE, None)
+
+
+@pytest.mark.parametrize("body", [b"not gzip at all", gzip.compress(SEARCH_BODY)[:-12]], ids=["garbage", "truncated"])
+def test_a_body_that_is_not_the_gzip_it_claims_is_400_naming_content_encoding(client, shop, body):
+    response = _post_encoded(client, shop, body, "gzip")
+    _assert_refused(response, 400, ResultCode.INVALID_REQUEST_DATA, "Content-Encoding")
+
+
+@pytest.mark.parametrize("encoding", ["br", "deflate", "compress", "zstd", "gzip, br"])
+def test_a_content_encoding_other_than_identity_or_gzip_is_415_naming_it(client, shop, encoding):
+    response = _post_encoded(client, shop, SEARCH_BODY, encoding)
+    _assert_refused(response, 415, ResultCode.HTTP_UNSUPPORTED_MEDIA_TYPE, "Content-Encoding")
+
+
+def test_an_identity_content_encoding_is_the_body_as_is(client, shop):
+    assert _post_encoded(client, shop, SEARCH_BODY, "identity").status_code == 202
+
+
+# --- Every answer under /v1/ is the envelope, even for failures before any view ------------------------------
+
+
+@pytest.mark.parametrize("path", ["/v1/lps/queue/stats", "/v1/lps/search", "/v1/elsewhere"])
+def test_a_bad_host_header_on_the_api_is_400_in_the_envelope_naming_host(client, shop, path):
+    response = client.get(path, headers={"X-API-Key": shop.api_key, "Host": "evil.example"})
+    assert response["Content-Type"].startswith("application/json")
+    _assert_refused(response, 400, ResultCode.INVALID_REQUEST_DATA, "Host")
+
+
+def test_a_path_under_v1_outside_the_api_is_404_in_the_envelope(client):
+    response = client.get("/v1/")
+    assert response["Content-Type"].startswith("application/json")
+    _assert_refused(response, 404, ResultCode.HTTP_NOT_FOUND, None)
