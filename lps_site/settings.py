@@ -1,5 +1,6 @@
 """LPS settings: every deploy difference is an environment variable (a `.env` file is read when present)."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -26,6 +27,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     # Registers OpClass for index expressions (the trigram index of the job search, jobs migration 0002).
     "django.contrib.postgres",
+    # Throttles admin logins (see "Admin logins" below); its attempts and lockouts show in the admin.
+    "axes",
     "jobs",
     "search",
     "negative_cache",
@@ -33,6 +36,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that on /v1/ paths even a bad Host or a failure in a later middleware answers as the envelope.
+    "api.middleware.ApiEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -41,6 +46,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    # First, so that a locked-out address or user is refused before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "lps_site.urls"
@@ -99,6 +112,32 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 # The API caps request bodies itself (413 with a result code); this is Django's outer guard.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+
+# --- Production over HTTPS -------------------------------------------------------------------------------
+# LPS_HTTPS=true: served over HTTPS behind a proxy that terminates TLS and sets X-Forwarded-Proto (see the
+# README's production environment). `manage.py check --deploy` is clean with it.
+LPS_HTTPS = env.bool("LPS_HTTPS", default=False)
+if LPS_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    # Load balancers probe over plain HTTP inside the network.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_HSTS_SECONDS = env.int("LPS_HSTS_SECONDS", default=365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("LPS_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("LPS_HSTS_PRELOAD", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+# --- Admin logins ---------------------------------------------------------------------------------------
+# django-axes: after LPS_LOGIN_FAILURE_LIMIT failed logins from one address, or for one user name, that
+# address or user is locked out for LPS_LOGIN_COOLOFF_MINUTES. Operators see and delete the attempts in the
+# admin ("Access attempts"); deleting one lifts its lockout at once.
+AXES_FAILURE_LIMIT = env.int("LPS_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("LPS_LOGIN_COOLOFF_MINUTES", default=15))
+# Two separate counters: one per address (one attacker, many names) and one per user (many addresses, one name).
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
 
 LOGGING = {
     "version": 1,

@@ -137,6 +137,6 @@ def test_a_missing_snapshot_is_a_404_and_anonymous_visitors_are_sent_to_log_in(c
 
     assert admin_client.get(url).status_code == 404
     assert client.get(allowed).status_code == 302
-    User.objects.create_user("shopper", password="pw-for-tests")
-    client.login(username="shopper", password="pw-for-tests")
+    # force_login: django-axes refuses an authenticate() without its request, which Client.login() makes.
+    client.force_login(User.objects.create_user("shopper", password="pw-for-tests"))
     assert client.get(allowed).status_code == 302
