@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -79,7 +80,7 @@ class OwnerFilter(admin.SimpleListFilter):
         if value is None:
             return queryset
         if not value.isdigit():
-            return queryset.none()
+            raise IncorrectLookupParameters(f"owner must be a number, not {value!r}")
         return queryset.filter(owner_id=int(value))
 
 
