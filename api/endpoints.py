@@ -68,13 +68,20 @@ Every response is an envelope `{"result": <code>, ...}`: 0 is success, anything 
 (a message) and, for bad input, `field` (e.g. `products[3].price`). Absent values are left out, never null.
 Result codes: SUCCESS 0, FAIL 1; DB_RUN_FAILED 10, DB_ALREADY_SAME_KEY 11, DB_INVALID_KEY 12, DB_EMPTY_DATA 13,
 DB_INVALID_TYPE 14; JSON_PARSE_ERROR 100, INVALID_REQUEST_DATA 101, INTERNAL_EXCEPTION 102, HTTP_FORBIDDEN 403,
-HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_INVALID_CLIENT_REQUEST 419,
+HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_UNSUPPORTED_MEDIA_TYPE 415,
+HTTP_INVALID_CLIENT_REQUEST 419,
 HTTP_TOO_MANY_REQUESTS 429, HTTP_INVALID_CLIENT_ACCESS 433 (no, unknown or revoked key);
 LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501.
 
 Authenticate with `X-API-Key: <key>` or `Authorization: Bearer <key>`. Each key has a per-minute request
-limit (429 with Retry-After). Bodies are at most 1 MB (413). Unknown request fields are ignored. A request
-that fails validation writes nothing.
+limit (429 with Retry-After). A body must be sent as `Content-Type: application/json` (a charset parameter is
+fine; anything else is 415 naming the header), with a Content-Length or `Transfer-Encoding: chunked`, and may be
+`Content-Encoding: gzip` (any other encoding is 415). Bodies are at most 1 MB, decoded (413). Unknown request
+fields are ignored. A request that fails validation writes nothing.
+
+Many shops share LPS: a job belongs to the client whose key created it. A product_code is that client's own
+SKU, so two clients posting the same code get two jobs; a client key reads, lists and counts only its own jobs
+(another client's job is 404, as if it did not exist), while operator keys see every job.
 """
 
 api = NinjaAPI(
@@ -90,7 +97,7 @@ api = NinjaAPI(
 
 ALL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 # The failures every keyed endpoint may answer with, documented on each operation.
-CLIENT_ERRORS = (400, 401, 429, 500, 503)
+CLIENT_ERRORS = (400, 401, 415, 429, 500, 503)
 OPERATOR_ERRORS = (*CLIENT_ERRORS, 403)
 
 

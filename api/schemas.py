@@ -100,7 +100,9 @@ class ProductIn(BaseModel):
     # product sent as a string would be reported as missing fields instead of "not an object".
     model_config = ConfigDict(extra="ignore")
 
-    product_code: ProductCode = Field(description="The client's own product code; one active search per code.")
+    product_code: ProductCode = Field(
+        description="The client's own product code (its SKU); one active search per client and code."
+    )
     product_name: ProductName = Field(description="The name searched on the marketplace.")
     model_code: Attribute | None = Field(None, description="Manufacturer model code; sharpens matching.")
     brand: Attribute | None = Field(None, description="Brand; sharpens matching.")
@@ -147,7 +149,10 @@ class ErrorOut(Schema):
 class SearchJobOut(Schema):
     product_code: str
     job_id: uuid.UUID
-    duplicate: bool = Field(..., description="True when an active job already searched this product_code.")
+    duplicate: bool = Field(
+        ...,
+        description="True when this client already has an active job for this product_code.",
+    )
 
 
 class SearchAcceptedOut(Schema):
