@@ -9,12 +9,14 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter, recent_values_filter
 from jobs.job_report import short_duration, web_url, won
 from jobs.svg_charts import price_chart
@@ -57,7 +59,11 @@ def _human_bytes(count: int) -> str:
 
 
 def _jobs_of(product: Product) -> str:
-    return reverse("admin:jobs_job_changelist") + "?" + urlencode({"q": product.product_code})
+    """The job list of this product: its code among its own client's jobs (another shop's SKU-1 is not it)."""
+    query = {"q": product.product_code}
+    if product.client_id is not None:
+        query["owner"] = product.client_id
+    return reverse("admin:jobs_job_changelist") + "?" + urlencode(query)
 
 
 class LastOutcomeFilter(admin.SimpleListFilter):
@@ -71,10 +77,21 @@ class LastOutcomeFilter(admin.SimpleListFilter):
         return queryset.filter(last_outcome=self.value()) if self.value() else queryset
 
 
+class ProductChangeList(ChangeList):
+    def get_results(self, request):
+        super().get_results(request)
+        # The clients' names of the whole page in one query, not one per row.
+        directory = owners.directory()
+        ids = {product.client_id for product in self.result_list if product.client_id is not None}
+        names = directory.names(ids) if directory is not None and ids else {}
+        for product in self.result_list:
+            product.client_name = names.get(product.client_id)
+
+
 @admin.register(Product)
 class ProductAdmin(ObservedReadOnlyAdmin):
-    list_display = ["product_code", "name", "last_outcome", "latest_price", "search_count", "last_searched_at",
-                    "jobs"]  # fmt: skip
+    list_display = ["product_code", "client", "name", "last_outcome", "latest_price", "search_count",
+                    "last_searched_at", "jobs"]  # fmt: skip
     list_filter = [LastOutcomeFilter, recent_filter("last_searched_at", "last searched")]
     sortable_by = ["product_code", "last_searched_at"]
     ordering = ["-last_searched_at"]
@@ -82,15 +99,27 @@ class ProductAdmin(ObservedReadOnlyAdmin):
     search_help_text = "Product code (exact) or part of the product name."
     change_form_template = "admin/search/product/product_page.html"
     # Named, so that the admin does not build a model form (with its URL fields) only to list them.
-    fields = ["product_code", "product_name", "brand", "model_code", "search_count", "last_outcome", "latest_price",
-              "last_searched_at", "created_at"]  # fmt: skip
-    readonly_fields = ["latest_price"]
+    fields = ["product_code", "client", "product_name", "brand", "model_code", "search_count", "last_outcome",
+              "latest_price", "last_searched_at", "created_at"]  # fmt: skip
+    readonly_fields = ["client", "latest_price"]
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()
         if not term:
             return queryset, False
         return queryset.filter(Q(product_code=term) | Q(product_name__icontains=term)), False
+
+    def get_changelist(self, request, **kwargs):
+        return ProductChangeList
+
+    @admin.display(description="client")
+    def client(self, product):
+        if product.client_id is None:
+            return ""
+        if not hasattr(product, "client_name"):  # the product page: one product, one lookup
+            directory = owners.directory()
+            product.client_name = (directory.names([product.client_id]) if directory else {}).get(product.client_id)
+        return product.client_name or f"#{product.client_id}"
 
     @admin.display(description="product name")
     def name(self, product):
