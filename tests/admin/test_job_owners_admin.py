@@ -12,6 +12,7 @@ from django.urls import reverse
 from api import keys
 from jobs import queue
 from jobs.models import JobType
+from search.models import Product
 from tests.admin.test_jobs_admin import CHANGELIST, listed_ids
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +80,17 @@ def test_an_api_clients_page_and_row_link_to_its_jobs(admin_client, two_shops_jo
     assert f'href="{link}"' in page
     assert f'href="{link}"' in listing
     assert listed_ids(admin_client.get(link)) == set(two_shops_jobs["a"])
+
+
+def test_the_product_list_names_each_products_client_and_links_to_that_clients_jobs(admin_client, two_shops_jobs):
+    shop_a, shop_b = two_shops_jobs["shop_a"], two_shops_jobs["shop_b"]
+    mine = Product.objects.create(client_id=shop_a.pk, product_code="SKU-1", product_name="갤럭시 버즈3 프로")
+    Product.objects.create(client_id=shop_b.pk, product_code="SKU-1", product_name="다이슨 V15")
+
+    listing = admin_client.get(reverse("admin:search_product_changelist")).content.decode()
+    page = admin_client.get(reverse("admin:search_product_change", args=[mine.pk])).content.decode()
+
+    assert sorted(re.findall(r'<td class="field-client">([^<]*)</td>', listing)) == ["shop-B", "가게-A"]
+    assert "가게-A" in page
+    assert f"{CHANGELIST}?q=SKU-1&amp;owner={shop_a.pk}" in page
+    assert listed_ids(admin_client.get(f"{CHANGELIST}?q=SKU-1&owner={shop_a.pk}")) == {two_shops_jobs["a"][0]}
