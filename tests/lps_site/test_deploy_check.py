@@ -20,8 +20,9 @@ PRODUCTION = {
 
 
 def deploy_check(**overrides: str) -> subprocess.CompletedProcess:
-    env = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "LPS_HTTPS")}
-    env.update(PRODUCTION, **overrides)
+    # Only what a production process would have: the test process's own variables (DJANGO_ALLOW_ASYNC_UNSAFE,
+    # set for the browser tests, among them) are not part of a deployment.
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **PRODUCTION, **overrides}
     return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
