@@ -228,6 +228,7 @@ class JobRowOut(Schema):
     priority: int
     attempts: int
     max_attempts: int
+    client_id: int | Omitted = Field(None, description="The API client the job belongs to.")
     product_code: str | Omitted = None
     product_name: str | Omitted = None
     outcome: str | Omitted = Field(None, description="found | not_found, once a SEARCH is DONE.")
@@ -257,6 +258,7 @@ def job_row_out(job: Job) -> dict:
     cost = ((result.get("metrics") or {}).get("cost") or {}).get("total_usd") if isinstance(result, dict) else None
     return {
         **_job_state(job),
+        "client_id": job.owner_id,
         "product_code": _text_or_none(payload.get("product_code")),
         "product_name": _text_or_none(payload.get("product_name")),
         "outcome": _text_or_none(result.get("outcome")),

@@ -128,7 +128,9 @@ def test_a_client_reads_the_outbox_job_of_its_own_search_and_not_another_clients
     assert as_shop.get(f"/v1/lps/jobs/{outbox.job_id}", api_key=other_shop.api_key).status_code == 404
 
 
-def test_a_client_job_list_shows_only_its_own_jobs_with_the_operators_filters(as_shop, as_other_shop, operator):
+def test_a_client_job_list_shows_only_its_own_jobs_with_the_operators_filters(
+    as_shop, shop, as_other_shop, other_shop, operator
+):
     mine = search(as_shop, EARBUDS, {"product_code": "SKU-2", "product_name": "물티슈 100매"})
     theirs = search(as_other_shop, VACUUM, {"product_code": "SKU-9", "product_name": "물티슈 캡형"})
     Job.objects.filter(job_id=mine[1]["job_id"]).update(status=JobStatus.DEAD)
@@ -141,10 +143,12 @@ def test_a_client_job_list_shows_only_its_own_jobs_with_the_operators_filters(as
 
     assert listed["total"] == 2
     assert {job["job_id"] for job in listed["jobs"]} == {job["job_id"] for job in mine}
+    assert {job["client_id"] for job in listed["jobs"]} == {shop.client.pk}
     assert [job["job_id"] for job in dead["jobs"]] == [mine[1]["job_id"]]
     assert [job["job_id"] for job in wipes["jobs"]] == [mine[1]["job_id"]]
     assert [job["job_id"] for job in by_code["jobs"]] == [theirs[0]["job_id"]]
     assert everything["total"] == 4
+    assert {job["client_id"] for job in everything["jobs"]} == {shop.client.pk, other_shop.client.pk}
 
 
 def test_a_clients_queue_stats_count_only_its_own_jobs_and_an_operators_count_all(as_shop, as_other_shop, operator):
