@@ -376,3 +376,17 @@ def test_a_path_under_v1_outside_the_api_is_404_in_the_envelope(client):
     response = client.get("/v1/")
     assert response["Content-Type"].startswith("application/json")
     _assert_refused(response, 404, ResultCode.HTTP_NOT_FOUND, None)
+
+
+def test_the_https_redirect_of_production_mode_is_the_envelope_with_its_location(client, shop, settings):
+    settings.SECURE_SSL_REDIRECT = True
+
+    response = client.get("/v1/lps/queue/stats", headers={"X-API-Key": shop.api_key})
+
+    assert response.status_code == 301
+    assert response["Location"] == "https://testserver/v1/lps/queue/stats"
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json() == {
+        "result": ResultCode.FAIL,
+        "error": "Moved Permanently: https://testserver/v1/lps/queue/stats",
+    }
