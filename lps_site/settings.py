@@ -138,6 +138,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.float("LPS_LOGIN_COOLOFF_MINUTES", def
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
+# How many proxies in front of LPS append to X-Forwarded-For (0: clients connect directly); the throttle counts
+# the address they vouch for, not the last proxy's (lps_site/client_address.py).
+LPS_TRUSTED_PROXIES = env.int("LPS_TRUSTED_PROXIES", default=0)
+AXES_CLIENT_IP_CALLABLE = "lps_site.client_address.client_address"
 
 LOGGING = {
     "version": 1,

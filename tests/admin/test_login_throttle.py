@@ -86,3 +86,25 @@ def test_operators_see_the_attempts_in_the_admin_and_deleting_them_lifts_the_loc
 
     assert not AccessAttempt.objects.exists()
     assert log_in(client, "operator", PASSWORD).status_code == 302
+
+
+def test_behind_a_trusted_proxy_the_throttle_counts_the_forwarded_client_not_the_proxy(client, operator_user, settings):
+    settings.LPS_TRUSTED_PROXIES = 1
+    proxy = "10.0.0.2"
+    for _ in range(3):
+        client.post(LOGIN, {"username": "somebody", "password": "wrong"}, REMOTE_ADDR=proxy,
+                    HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.9")  # fmt: skip
+
+    # The attacker's address is locked out, whatever it claims further left; another client behind the proxy is not.
+    spoofed = client.post(
+        LOGIN, {"username": "operator", "password": PASSWORD}, REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR="5.6.7.8, 198.51.100.9",
+    )  # fmt: skip
+    other = client.post(
+        LOGIN, {"username": "operator", "password": PASSWORD, "next": "/admin/"}, REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR="192.0.2.77",
+    )  # fmt: skip
+
+    assert spoofed.status_code == 429
+    assert other.status_code == 302
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"198.51.100.9"}
