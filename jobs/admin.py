@@ -84,6 +84,13 @@ class OwnerFilter(admin.SimpleListFilter):
         return queryset.filter(owner_id=int(value))
 
 
+def _owner_name(owner_id: int | None) -> str | None:
+    directory = owners.directory()
+    if owner_id is None or directory is None:
+        return None
+    return directory.names([owner_id]).get(owner_id)
+
+
 class JobChangeList(ChangeList):
     def get_queryset(self, request, exclude_parameters=None):
         # The list shows values extracted in SQL (see JobAdmin.get_queryset); the JSON itself stays in the table.
@@ -232,6 +239,7 @@ class JobAdmin(ObservedReadOnlyAdmin):
                 report=job_report(obj),
                 bot_events=[(event, snapshot_url(event.snapshot_path)) for event in events],
                 product=product,
+                owner_name=_owner_name(obj.owner_id),
                 can_requeue=obj.status == JobStatus.DEAD and self.has_requeue_permission(request),
                 age=short_duration((timezone.now() - obj.created_at).total_seconds()),
             )

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from api import keys
 from jobs import queue
-from jobs.models import JobType
+from jobs.models import Job, JobType
 from search.models import Product
 from tests.admin.test_jobs_admin import CHANGELIST, listed_ids
 
@@ -94,3 +94,12 @@ def test_the_product_list_names_each_products_client_and_links_to_that_clients_j
     assert "가게-A" in page
     assert f"{CHANGELIST}?q=SKU-1&amp;owner={shop_a.pk}" in page
     assert listed_ids(admin_client.get(f"{CHANGELIST}?q=SKU-1&owner={shop_a.pk}")) == {two_shops_jobs["a"][0]}
+
+
+def test_a_job_page_names_its_client_and_links_to_the_clients_jobs(admin_client, two_shops_jobs):
+    shop_b = two_shops_jobs["shop_b"]
+    (job,) = Job.objects.filter(owner_id=shop_b.pk)
+
+    page = admin_client.get(reverse("admin:jobs_job_change", args=[job.job_id])).content.decode()
+
+    assert f'<a href="{CHANGELIST}?owner={shop_b.pk}">shop-B</a>' in page
