@@ -738,6 +738,7 @@ def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
 
 
 def _owner_snapshot(owner_id: int) -> OpsSnapshot:
+    """The ops snapshot of one owner's jobs; DONE is estimated past EXACT_COUNT_LIMIT of them."""
     with observing() as alias:
         params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
         row = _run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
