@@ -256,6 +256,41 @@ GROUP BY 1
 ORDER BY 1
 """
 
+# --- What a /metrics scrape reads (jobs/metrics.py). Each part walks one index range of the active or dead
+# rows, never the finished history, so a scrape costs the same with ten thousand or ten million DONE jobs.
+
+# Active and dead jobs by type and status, exact: these rows are the backlog, not the history.
+METRICS_BACKLOG_SQL = """
+SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2, 4) GROUP BY job_type, status
+"""
+
+# Per job type, seconds since its longest-waiting due PENDING job became claimable (NULL: none is due); one
+# descent of job_claim_idx per type, stopping at the first row of that type.
+METRICS_OLDEST_DUE_SQL = """
+SELECT types.job_type,
+       (SELECT extract(epoch FROM now() - job.run_after)::float8
+          FROM job
+         WHERE job.status = 1 AND job.run_after <= now() AND job.job_type = types.job_type
+         ORDER BY job.run_after
+         LIMIT 1)
+FROM unnest(%(job_types)s::smallint[]) AS types(job_type)
+"""
+
+# RUNNING jobs whose lease ran out (what the reaper will reclaim): one range of job_lease_idx.
+METRICS_EXPIRED_LEASES_SQL = """
+SELECT count(*) FROM job WHERE status = 2 AND lease_until < now()
+"""
+
+# DONE jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
+METRICS_DONE_SQL = """
+SELECT job_type, count(*) FROM job WHERE status = 3 GROUP BY job_type
+"""
+
+# The planner's estimate of the DONE jobs of one type: a plan from the table statistics, not a scan.
+METRICS_DONE_ESTIMATE_SQL = """
+EXPLAIN (FORMAT JSON) SELECT 1 FROM job WHERE status = 3 AND job_type = %(job_type)s
+"""
+
 # Is the database there?
 PING_SQL = "SELECT 1"
 
@@ -347,6 +382,18 @@ class OpsSnapshot:
     def as_dict(self) -> dict:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         return {key: value for key, value in data.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class QueueMetrics:
+    """What a metrics scrape reports of the queue, read from the database at scrape time."""
+
+    jobs: dict[tuple[JobType, JobStatus], int]
+    """Jobs per (type, status); every pair present. DONE is the planner's estimate when done_is_estimate."""
+    oldest_due_seconds: dict[JobType, float]
+    """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
+    expired_leases: int
+    done_is_estimate: bool
 
 
 @dataclass(frozen=True)
@@ -715,6 +762,30 @@ def snapshot() -> OpsSnapshot:
         done_last_hour=done_last_hour,
         done_is_estimate=estimate,
     )
+
+
+def queue_metrics(*, exact_done_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
+    """The queue's numbers for a metrics scrape; DONE is estimated per type past `exact_done_limit` rows."""
+    types = list(JobType)
+    with observing() as alias:
+        jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
+        for job_type, status, count in _run(METRICS_BACKLOG_SQL, using=alias):
+            jobs[(JobType(job_type), JobStatus(status))] = count
+        oldest = {
+            JobType(job_type): float(seconds or 0.0)
+            for job_type, seconds in _run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
+        }
+        expired = _run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
+        estimate = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0] > exact_done_limit
+        if estimate:
+            for job_type in types:
+                plan = _run(METRICS_DONE_ESTIMATE_SQL, {"job_type": int(job_type)}, using=alias)[0][0]
+                plan = json.loads(plan) if isinstance(plan, str) else plan
+                jobs[(job_type, JobStatus.DONE)] = int(plan[0]["Plan"]["Plan Rows"])
+        else:
+            for job_type, count in _run(METRICS_DONE_SQL, using=alias):
+                jobs[(JobType(job_type), JobStatus.DONE)] = count
+    return QueueMetrics(jobs=jobs, oldest_due_seconds=oldest, expired_leases=expired, done_is_estimate=estimate)
 
 
 def hourly_costs(hours: int = 24) -> list[HourlyCost]:

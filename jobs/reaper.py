@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError
 
-from jobs import queue
+from jobs import metrics, queue
 from jobs.exceptions import QueueUnavailable
 from jobs.job_report import short_duration
 from jobs.models import JobStatus
@@ -94,8 +94,10 @@ class Reaper:
             try:
                 outcome = self.run_once()
             except (QueueUnavailable, DatabaseError) as exc:
+                metrics.REAPER_PASSES.labels("failed").inc()
                 log.warning("reaper: database unavailable, next pass in %.0f s: %s", self.interval, exc)
             else:
+                metrics.REAPER_PASSES.labels("ok").inc()
                 if outcome != ReaperPass():
                     log.info("reaper: %s", outcome)
             self._stop.wait(self.interval)
@@ -117,6 +119,10 @@ class Reaper:
         outcome.pruned_dead = self._drain(
             lambda: queue.prune(status=JobStatus.DEAD, older_than=self.dead_retention, limit=self.batch_size)
         )
+        metrics.REAPER_RECLAIMED.labels(JobStatus.PENDING.label).inc(outcome.requeued)
+        metrics.REAPER_RECLAIMED.labels(JobStatus.DEAD.label).inc(outcome.dead)
+        metrics.REAPER_PRUNED.labels(JobStatus.DONE.label).inc(outcome.pruned_done)
+        metrics.REAPER_PRUNED.labels(JobStatus.DEAD.label).inc(outcome.pruned_dead)
         outcome.purged_negative = self._drain(lambda: negative_cache.purge_expired(limit=self.batch_size))
         outcome.abandoned_sessions = retention.end_abandoned_sessions(
             older_than=timedelta(hours=settings.LPS_ABANDONED_SESSION_HOURS)
