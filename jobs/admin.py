@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
-from jobs.job_report import bot_events_during, job_report, short_duration, usd, won
+from jobs.job_report import bot_events_during, job_report, queue_wait, short_duration, usd, won
 from jobs.models import Job, JobStatus
 from jobs.operator import RequeueOutcome, RequeueVerdict, requeue_jobs
 from search.admin import snapshot_url
@@ -190,6 +190,7 @@ class JobAdmin(ObservedReadOnlyAdmin):
                 product=product,
                 can_requeue=obj.status == JobStatus.DEAD and self.has_requeue_permission(request),
                 age=short_duration((timezone.now() - obj.created_at).total_seconds()),
+                queue_wait=queue_wait(obj),
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
