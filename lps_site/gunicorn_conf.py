@@ -21,6 +21,23 @@ if _created:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="lps-prometheus-")
 MULTIPROC_DIR = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 
+# gunicorn's own lines (start, workers booting and exiting, the access log) in the same JSON as the app's.
+if os.environ.get("LPS_LOG_FORMAT") == "json":
+    logconfig_dict = {
+        # Not propagated to the root logger as well: each line once.
+        "loggers": {
+            "gunicorn.error": {"level": "INFO", "handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+        },
+        "formatters": {
+            "generic": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            }
+        },
+    }
+
 
 def on_starting(server) -> None:
     MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
