@@ -91,17 +91,27 @@ class QueueCollector(Collector):
         yield up
         jobs = GaugeMetricFamily(
             "lps_queue_jobs",
-            "Jobs in the table by type and status; DONE is the planner's estimate when lps_queue_done_estimated is 1.",
+            "Jobs in the table by type and status; DONE and DEAD are the planner's estimates when "
+            "lps_queue_history_estimated is 1.",
             labels=["job_type", "status"],
         )
         for (job_type, status), count in read.jobs.items():
             jobs.add_metric([job_type.label, status.label], count)
         yield jobs
         yield GaugeMetricFamily(
-            "lps_queue_done_estimated",
-            f"1 when the DONE counts are the planner's estimate (tables over {queue.EXACT_DONE_COUNT_LIMIT:,} rows).",
-            value=int(read.done_is_estimate),
+            "lps_queue_history_estimated",
+            "1 when the DONE and DEAD counts are the planner's estimate (tables over "
+            f"{queue.EXACT_DONE_COUNT_LIMIT:,} rows), 0 when exact.",
+            value=int(read.history_is_estimate),
         )
+        dead = GaugeMetricFamily(
+            "lps_queue_dead_last_hour",
+            "Jobs of each type that went DEAD in the last hour (exact).",
+            labels=["job_type"],
+        )
+        for job_type, count in read.dead_last_hour.items():
+            dead.add_metric([job_type.label], count)
+        yield dead
         oldest = GaugeMetricFamily(
             "lps_queue_oldest_due_pending_seconds",
             "Seconds the longest-waiting due PENDING job of each type has been claimable (0: none is due).",

@@ -256,12 +256,19 @@ GROUP BY 1
 ORDER BY 1
 """
 
-# --- What a /metrics scrape reads (jobs/metrics.py). Each part walks one index range of the active or dead
-# rows, never the finished history, so a scrape costs the same with ten thousand or ten million DONE jobs.
+# --- What a /metrics scrape reads (jobs/metrics.py). Each exact part walks one index range of the active rows
+# or of the last hour, never the history that retention keeps (DONE 7 days, DEAD 30), so a scrape costs the same
+# with ten thousand or ten million jobs in the table.
 
-# Active and dead jobs by type and status, exact: these rows are the backlog, not the history.
-METRICS_BACKLOG_SQL = """
-SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2, 4) GROUP BY job_type, status
+# Active jobs by type and status, exact: these rows are the backlog.
+METRICS_ACTIVE_SQL = """
+SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2) GROUP BY job_type, status
+"""
+
+# Jobs that went DEAD in the last hour, by type: one range of job_status_updated_idx (a DEAD row changes only
+# when it dies or is requeued).
+METRICS_DEAD_LAST_HOUR_SQL = """
+SELECT job_type, count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour' GROUP BY job_type
 """
 
 # Per job type, seconds since its longest-waiting due PENDING job became claimable (NULL: none is due); one
@@ -281,14 +288,14 @@ METRICS_EXPIRED_LEASES_SQL = """
 SELECT count(*) FROM job WHERE status = 2 AND lease_until < now()
 """
 
-# DONE jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
-METRICS_DONE_SQL = """
-SELECT job_type, count(*) FROM job WHERE status = 3 GROUP BY job_type
+# DONE and DEAD jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
+METRICS_HISTORY_SQL = """
+SELECT job_type, status, count(*) FROM job WHERE status IN (3, 4) GROUP BY job_type, status
 """
 
-# The planner's estimate of the DONE jobs of one type: a plan from the table statistics, not a scan.
-METRICS_DONE_ESTIMATE_SQL = """
-EXPLAIN (FORMAT JSON) SELECT 1 FROM job WHERE status = 3 AND job_type = %(job_type)s
+# The planner's estimate of the jobs of one type in one status: a plan from the table statistics, not a scan.
+METRICS_ESTIMATE_SQL = """
+EXPLAIN (FORMAT JSON) SELECT 1 FROM job WHERE status = %(status)s AND job_type = %(job_type)s
 """
 
 # Is the database there?
@@ -389,11 +396,14 @@ class QueueMetrics:
     """What a metrics scrape reports of the queue, read from the database at scrape time."""
 
     jobs: dict[tuple[JobType, JobStatus], int]
-    """Jobs per (type, status); every pair present. DONE is the planner's estimate when done_is_estimate."""
+    """Jobs per (type, status); every pair present. DONE and DEAD are the planner's estimates when
+    history_is_estimate."""
+    dead_last_hour: dict[JobType, int]
+    """Jobs of each type that went DEAD in the last hour (exact)."""
     oldest_due_seconds: dict[JobType, float]
     """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
     expired_leases: int
-    done_is_estimate: bool
+    history_is_estimate: bool
 
 
 @dataclass(frozen=True)
@@ -764,28 +774,39 @@ def snapshot() -> OpsSnapshot:
     )
 
 
-def queue_metrics(*, exact_done_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
-    """The queue's numbers for a metrics scrape; DONE is estimated per type past `exact_done_limit` rows."""
+def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
+    """The queue's numbers for a metrics scrape; DONE and DEAD are estimated past `exact_history_limit` rows."""
     types = list(JobType)
     with observing() as alias:
         jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
-        for job_type, status, count in _run(METRICS_BACKLOG_SQL, using=alias):
+        for job_type, status, count in _run(METRICS_ACTIVE_SQL, using=alias):
             jobs[(JobType(job_type), JobStatus(status))] = count
+        dead_last_hour = dict.fromkeys(types, 0)
+        for job_type, count in _run(METRICS_DEAD_LAST_HOUR_SQL, using=alias):
+            dead_last_hour[JobType(job_type)] = count
         oldest = {
             JobType(job_type): float(seconds or 0.0)
             for job_type, seconds in _run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
         }
         expired = _run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
-        estimate = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0] > exact_done_limit
+        estimate = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0] > exact_history_limit
         if estimate:
             for job_type in types:
-                plan = _run(METRICS_DONE_ESTIMATE_SQL, {"job_type": int(job_type)}, using=alias)[0][0]
-                plan = json.loads(plan) if isinstance(plan, str) else plan
-                jobs[(job_type, JobStatus.DONE)] = int(plan[0]["Plan"]["Plan Rows"])
+                for status in (JobStatus.DONE, JobStatus.DEAD):
+                    params = {"status": int(status), "job_type": int(job_type)}
+                    plan = _run(METRICS_ESTIMATE_SQL, params, using=alias)[0][0]
+                    plan = json.loads(plan) if isinstance(plan, str) else plan
+                    jobs[(job_type, status)] = int(plan[0]["Plan"]["Plan Rows"])
         else:
-            for job_type, count in _run(METRICS_DONE_SQL, using=alias):
-                jobs[(JobType(job_type), JobStatus.DONE)] = count
-    return QueueMetrics(jobs=jobs, oldest_due_seconds=oldest, expired_leases=expired, done_is_estimate=estimate)
+            for job_type, status, count in _run(METRICS_HISTORY_SQL, using=alias):
+                jobs[(JobType(job_type), JobStatus(status))] = count
+    return QueueMetrics(
+        jobs=jobs,
+        dead_last_hour=dead_last_hour,
+        oldest_due_seconds=oldest,
+        expired_leases=expired,
+        history_is_estimate=estimate,
+    )
 
 
 def hourly_costs(hours: int = 24) -> list[HourlyCost]:

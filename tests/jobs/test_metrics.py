@@ -64,7 +64,8 @@ def test_the_queue_metrics_count_jobs_by_type_and_status_with_every_pair_present
         (JobType.OUTBOX, JobStatus.DONE): 0,
         (JobType.OUTBOX, JobStatus.DEAD): 1,
     }
-    assert read.done_is_estimate is False
+    assert read.history_is_estimate is False
+    assert read.dead_last_hour == {JobType.SEARCH: 0, JobType.OUTBOX: 1}
     assert running.job_type == JobType.OUTBOX
 
 
@@ -91,21 +92,27 @@ def test_running_jobs_past_their_lease_are_counted_as_expired_leases():
     assert queue.queue_metrics().expired_leases == 2
 
 
-def test_past_the_exact_limit_done_jobs_are_the_planners_estimate_per_type():
+def test_past_the_exact_limit_done_and_dead_jobs_are_the_planners_estimates_per_type():
     for _ in range(40):
         enqueue(job_type=JobType.SEARCH)
     claimed = queue.claim("w1", limit=40, job_types=[JobType.SEARCH])
     queue.complete_many([(job, {}) for job in claimed])
+    enqueue(job_type=JobType.OUTBOX, max_attempts=1)
+    (dying,) = queue.claim("w1", job_types=[JobType.OUTBOX])
+    queue.fail(dying, "Boom: for good")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE job")
 
-    read = queue.queue_metrics(exact_done_limit=10)
+    read = queue.queue_metrics(exact_history_limit=10)
 
-    assert read.done_is_estimate is True
-    # The planner's estimate from fresh statistics of 40 rows, all SEARCH and DONE.
+    assert read.history_is_estimate is True
+    # The planner's estimates from fresh statistics of 41 rows: 40 SEARCH DONE, 1 OUTBOX DEAD.
     assert 30 <= read.jobs[(JobType.SEARCH, JobStatus.DONE)] <= 50
-    assert read.jobs[(JobType.OUTBOX, JobStatus.DONE)] <= 1
-    assert queue.queue_metrics().done_is_estimate is False
+    assert read.jobs[(JobType.OUTBOX, JobStatus.DEAD)] <= 2
+    # What alerts read stays exact.
+    assert read.dead_last_hour[JobType.OUTBOX] == 1
+    assert queue.queue_metrics().history_is_estimate is False
+    assert queue.queue_metrics().jobs[(JobType.SEARCH, JobStatus.DONE)] == 40
 
 
 def test_the_collector_reports_the_queue_as_gauges_and_that_the_database_answered():
@@ -117,7 +124,9 @@ def test_the_collector_reports_the_queue_as_gauges_and_that_the_database_answere
     jobs = {(s.labels["job_type"], s.labels["status"]): s.value for s in families["lps_queue_jobs"].samples}
     assert jobs[("SEARCH", "PENDING")] == 1
     assert len(jobs) == len(JobType) * len(JobStatus)
-    assert families["lps_queue_done_estimated"].samples[0].value == 0
+    assert families["lps_queue_history_estimated"].samples[0].value == 0
+    dead = {s.labels["job_type"]: s.value for s in families["lps_queue_dead_last_hour"].samples}
+    assert dead == {"SEARCH": 0, "OUTBOX": 0}
     assert families["lps_queue_expired_leases"].samples[0].value == 0
     oldest = {s.labels["job_type"]: s.value for s in families["lps_queue_oldest_due_pending_seconds"].samples}
     assert set(oldest) == {"SEARCH", "OUTBOX"}
