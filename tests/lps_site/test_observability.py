@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import keys
@@ -150,12 +150,23 @@ def processes() -> Iterator[Callable[..., Process]]:
 class Web:
     def __init__(self, process: Process, port: int, multiproc_dir: Path):
         self.process = process
+        self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.multiproc_dir = multiproc_dir
 
     def worker_pids(self) -> set[int]:
         """The gunicorn workers that wrote metric files (counter_<pid>.db, histogram_<pid>.db)."""
         return {int(path.stem.rsplit("_", 1)[1]) for path in self.multiproc_dir.glob("*_*.db")}
+
+    def counted_by(self, pid: int, name: str, **labels: str) -> float:
+        """One worker's own count of a counter sample, read from its file with prometheus_client's merge."""
+        files = [str(path) for path in self.multiproc_dir.glob(f"counter_{pid}.db")]
+        return sum(
+            sample.value
+            for family in MultiProcessCollector.merge(files, accumulate=True)
+            for sample in family.samples
+            if sample.name == name and all(sample.labels.get(key) == value for key, value in labels.items())
+        )
 
 
 @pytest.fixture
@@ -319,27 +330,32 @@ def test_gunicorn_workers_metrics_add_up_whichever_worker_answers_and_survive_a_
         return sample(samples, responses, view="lps-api:healthz", status="200", method="GET")
 
     before = healthz_count()
-    # Concurrent requests, so that both sync workers take some.
-    threads = [
-        threading.Thread(target=lambda: [http("GET", f"{site.url}/healthz") for _ in range(10)]) for _ in range(6)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # A request whose headers never end holds the worker that accepts it (the first connection in the queue),
+    # so that the other worker serves the 60 that follow; then the held one is finished and answered.
+    held = socket.create_connection(("127.0.0.1", site.port), timeout=30)
+    held.sendall(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n")
+    for _ in range(60):
+        assert http("GET", f"{site.url}/healthz")[0] == 200
+    held.sendall(b"\r\n")
+    with held, held.makefile("rb") as answer:
+        assert answer.readline().split()[1] == b"200"
+        answer.read()
 
-    assert len(site.worker_pids()) == 2, "both gunicorn workers served requests"
+    healthz = {"view": "lps-api:healthz", "status": "200", "method": "GET"}
+    served = {pid: site.counted_by(pid, responses, **healthz) for pid in site.worker_pids()}
+    assert len(served) == 2
+    assert all(count > 0 for count in served.values()), f"both gunicorn workers served requests: {served}"
+    assert sum(served.values()) == before + 61
     # Each scrape is answered by either worker, and each sums both.
-    assert {healthz_count() - before for _ in range(6)} == {60}
+    assert {healthz_count() - before for _ in range(6)} == {61}
 
-    victim = min(site.worker_pids())
+    victim = max(served, key=served.get)
     os.kill(victim, signal.SIGKILL)
     wait_until(lambda: len(site.worker_pids() - {victim}) == 2 or None, timeout=30, message="a new gunicorn worker")
-    threads = [threading.Thread(target=lambda: [http("GET", f"{site.url}/healthz") for _ in range(5)])]
-    threads[0].start()
-    threads[0].join()
+    for _ in range(5):
+        assert http("GET", f"{site.url}/healthz")[0] == 200
 
-    assert {healthz_count() - before for _ in range(4)} == {65}, "a dead worker's counts stay in the totals"
+    assert {healthz_count() - before for _ in range(4)} == {66}, "a dead worker's counts stay in the totals"
     assert site.process.stop() == 0
 
 
