@@ -73,3 +73,15 @@ def test_an_operator_scrape_reads_the_queue_and_counts_requests_by_view_and_stat
         before, latency, f"{latency}_count", view="lps-api:healthz", method="GET"
     )
     assert counted == 3
+
+
+def test_a_method_http_does_not_define_is_counted_as_an_invalid_method_not_as_a_new_series(client):
+    operator = keys.issue_key("prometheus", operator=True)
+
+    assert client.generic("BREW", "/healthz").status_code == 405
+    samples = scrape(client, operator.api_key)
+
+    latency = samples["django_http_requests_latency_seconds_by_view_method"]
+    methods = {sample.labels["method"] for sample in latency.samples}
+    assert "BREW" not in methods
+    assert "<invalid method>" in methods
