@@ -181,7 +181,7 @@ SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
     updated_at = now()
 FROM expired
 WHERE job.job_id = expired.job_id
-RETURNING job.job_id, job.status,
+RETURNING job.job_id, job.status, job.job_type, job.attempts, job.worker_id,
           CASE WHEN job.status = 1 THEN pg_notify('lps_jobs', job.job_type::text) END
 """
 
@@ -368,6 +368,10 @@ Transition = Moved | Lost
 class Reaped:
     job_id: uuid.UUID
     status: JobStatus
+    # Which attempt of which worker lost its lease: for the reaper's log line, not part of what was reaped.
+    job_type: JobType | None = field(default=None, compare=False)
+    attempt: int | None = field(default=None, compare=False)
+    worker_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -695,7 +699,10 @@ def renew_leases(worker_id: str, jobs: Sequence[ClaimedJob], *, lease_seconds: f
 
 def reap(*, limit: int = 500) -> list[Reaped]:
     """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
-    return [Reaped(job_id, JobStatus(status)) for job_id, status, _ in _run(REAP_SQL, {"limit": limit})]
+    return [
+        Reaped(job_id, JobStatus(status), JobType(job_type), attempts, worker_id)
+        for job_id, status, job_type, attempts, worker_id, _ in _run(REAP_SQL, {"limit": limit})
+    ]
 
 
 def requeue(job_id: uuid.UUID | str) -> Moved:

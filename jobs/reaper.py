@@ -21,7 +21,8 @@ from django.db import DatabaseError
 from jobs import metrics, queue
 from jobs.exceptions import QueueUnavailable
 from jobs.job_report import short_duration
-from jobs.models import JobStatus
+from jobs.log_context import job_logging
+from jobs.models import JobStatus, JobType
 from negative_cache import cache as negative_cache
 from search import retention
 
@@ -52,6 +53,21 @@ class ReaperPass:
             f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} "
             f"dead, purged {self.purged_negative} negative-cache rows, ended {self.abandoned_sessions} abandoned "
             f"IP sessions, deleted {self.pruned_snapshots} snapshot files"
+        )
+
+
+def _log_reclaimed(job: queue.Reaped) -> None:
+    """One line per reclaimed job, tagged like the worker's lines about it (the attempt that lost its lease)."""
+    with job_logging(
+        job_id=job.job_id, attempt=job.attempt, job_type=JobType(job.job_type).label, worker_id=job.worker_id or "?"
+    ):
+        log.warning(
+            "reclaimed %s %s attempt %s from worker %s: its lease ran out; now %s",
+            JobType(job.job_type).label,
+            job.job_id,
+            job.attempt,
+            job.worker_id,
+            job.status.label,
         )
 
 
@@ -109,6 +125,8 @@ class Reaper:
         outcome = ReaperPass()
         for _ in range(MAX_BATCHES_PER_PASS):
             reaped = queue.reap(limit=self.batch_size)
+            for job in reaped:
+                _log_reclaimed(job)
             outcome.requeued += sum(1 for job in reaped if job.status == JobStatus.PENDING)
             outcome.dead += sum(1 for job in reaped if job.status == JobStatus.DEAD)
             if len(reaped) < self.batch_size or self._stop.is_set():

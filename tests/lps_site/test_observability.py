@@ -413,15 +413,15 @@ def test_a_json_log_follows_one_job_from_the_post_to_the_webhook(
     assert all(line.startswith("{") for line in worker.log().splitlines() if line.strip())
 
 
-def test_the_reaper_serves_its_own_metrics_port_counting_what_it_reclaims(processes, tmp_path):
+def test_the_reaper_serves_its_own_metrics_port_and_logs_each_job_it_reclaims_with_its_fields(processes, tmp_path):
     from jobs import queue
 
-    queue.enqueue(queue.NewJob(JobType.OUTBOX, {}))
+    lost = queue.enqueue(queue.NewJob(JobType.OUTBOX, {}))
     queue.claim("gone-worker", job_types=[JobType.OUTBOX], lease_seconds=0.01)
     port = free_port()
     reaper = processes(
         [sys.executable, "manage.py", "runreaper", "--interval", "0.2", "--metrics-port", str(port)],
-        environment(),
+        environment(LPS_LOG_FORMAT="json"),
         tmp_path / "reaper.log",
     )
 
@@ -437,7 +437,11 @@ def test_the_reaper_serves_its_own_metrics_port_counting_what_it_reclaims(proces
     assert sample(samples, "lps_reaper_reclaimed_jobs_total", status="PENDING") == 1
     assert Job.objects.get().status == JobStatus.PENDING
     assert reaper.stop() == 0
-    assert f"metrics on http://127.0.0.1:{port}/metrics" in reaper.log()
+    lines = reaper.json_lines()
+    assert any(line["message"] == f"metrics on http://127.0.0.1:{port}/metrics" for line in lines)
+    (reclaimed,) = [line for line in lines if line.get("job_id") == str(lost.job_id)]
+    assert (reclaimed["attempt"], reclaimed["job_type"], reclaimed["worker_id"]) == (1, "OUTBOX", "gone-worker")
+    assert reclaimed["message"].startswith("reclaimed OUTBOX")
 
 
 def test_a_worker_asked_for_a_port_in_use_says_so_and_exits(processes, tmp_path):
