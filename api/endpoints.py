@@ -143,6 +143,15 @@ def search_products(request: HttpRequest, batch: SearchIn):
         {"product_code": product.product_code, "job_id": str(job.job_id), "duplicate": job.duplicate}
         for product, job in zip(batch.products, enqueued, strict=True)
     ]
+    created = [job["job_id"] for job in jobs if not job["duplicate"]]
+    log.info(
+        "client %s queued %d search job(s) (%d already queued): %s",
+        request.auth.name,
+        len(created),
+        len(jobs) - len(created),
+        " ".join(created),
+        extra={"client": request.auth.name, "job_ids": created},
+    )
     # Rendered here rather than re-validated against SearchAcceptedOut: for a 1,000-product batch that check
     # costs more than the enqueue itself, and this shape is built from values that are already right
     # (tests/api/test_openapi.py holds the response to the document).

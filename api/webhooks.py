@@ -12,19 +12,24 @@ from __future__ import annotations
 import hashlib
 import hmac
 import http.client
+import logging
 import socket
 import ssl
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from api import metrics
 from api.callbacks import CheckedCallback, check_callback_url
 from api.envelope import dumps
-from api.exceptions import WebhookRejected, WebhookUndeliverable, WebhookUnreachable
+from api.exceptions import ApiError, WebhookRejected, WebhookUndeliverable, WebhookUnreachable
 from api.models import ApiClient
 from jobs import handlers
 from jobs.handlers import JobContext
 from jobs.models import JobType
 from jobs.queue import ClaimedJob
+
+log = logging.getLogger(__name__)
 
 USER_AGENT = "LPS-Webhook/1"
 MAX_ERROR_BODY = 200
@@ -96,9 +101,52 @@ def post(callback: CheckedCallback, body: bytes, headers: dict[str, str], *, tim
 
 @handlers.register(JobType.OUTBOX, deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS")
 def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
-    """POST a finished search to its callback_url, signed; raise to have the queue retry."""
+    """POST a finished search to its callback_url, signed; raise to have the queue retry.
+
+    Its log lines name the search job too (`search_job_id`), so that one search can be followed from the POST
+    that created it to the webhook that delivered it.
+    """
+    search_job_id = str(job.payload["search_job_id"])
+    # The host only: a callback URL's path or query may carry the client's own token.
+    callback_host = urlsplit(str(job.payload.get("callback_url") or "")).hostname or "?"
+    try:
+        delivered = _deliver(job, context, search_job_id)
+    except ApiError as exc:
+        final = not exc.retryable or job.attempt >= job.max_attempts
+        metrics.record_failed(_attempt_result(exc), final=final)
+        log.warning(
+            "webhook for search job %s to %s failed on attempt %d/%d%s: %s",
+            search_job_id,
+            callback_host,
+            job.attempt,
+            job.max_attempts,
+            " (given up)" if final else "",
+            exc,
+            extra={"search_job_id": search_job_id},
+        )
+        raise
+    metrics.record_delivered(job.attempt)
+    log.info(
+        "webhook for search job %s delivered to %s: HTTP %d on attempt %d",
+        search_job_id,
+        callback_host,
+        delivered["http_status"],
+        job.attempt,
+        extra={"search_job_id": search_job_id},
+    )
+    return delivered
+
+
+def _attempt_result(exc: ApiError) -> str:
+    if isinstance(exc, WebhookRejected):
+        return "rejected"
+    if isinstance(exc, WebhookUnreachable):
+        return "unreachable"
+    return "undeliverable"
+
+
+def _deliver(job: ClaimedJob, context: JobContext, search_job_id: str) -> dict:
     payload = job.payload
-    search_job_id = str(payload["search_job_id"])
     client = ApiClient.objects.filter(pk=payload.get("client_id")).first()
     if client is None or not client.is_active:
         raise WebhookUndeliverable(f"the API client {payload.get('client_id')} is gone or revoked")

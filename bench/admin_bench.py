@@ -1,4 +1,5 @@
-"""How the admin's job list and dashboard answer on a table of 10,000 jobs and then of 1,000,000 (not a test).
+"""How the admin's job list and dashboard, and a Prometheus scrape of /metrics, answer on a table of 10,000 jobs
+and then of 1,000,000 (not a test).
 
     .venv/bin/python bench/admin_bench.py [--sizes 10000 1000000] [--requests 9]
 
@@ -8,7 +9,8 @@ production: a day of recent work that is the same at every size (pending, runnin
 searches with their SPEC §8 result JSON, webhooks), and behind it a history of finished and dead jobs up to
 30 days old that makes the table big. Then, logged in as staff through Django's test client (the whole
 request: middleware, admin, templates), it times each page several times and prints the medians and the
-ratio of the largest size to the smallest (of the medians). Goal: a ratio of at most 2.
+ratio of the largest size to the smallest (of the medians). /metrics is asked with an operator key, as
+Prometheus asks it. Goal: a ratio of at most 2.
 
 Jobs belong to SHOPS API clients in turn, so one shop's share grows with the table (500 of 10,000 jobs, 50,000
 of 1,000,000): "a client's job list" is timed both as the admin's list filtered by that client and as that
@@ -43,6 +45,7 @@ PAGES = {
     "job search, name part": "/admin/jobs/job/?q=%EC%97%90%EC%96%B4%EB%9E%A9",
     "dashboard": "/admin/dashboard/",
     "dashboard fragment": "/admin/dashboard/fragment/",
+    "metrics scrape": "/metrics",
 }
 # Pages that need the measured shop's id or key; added at run time.
 SHOP_PAGES = {
@@ -50,7 +53,13 @@ SHOP_PAGES = {
     "client job list (API, its key)": "/v1/lps/jobs",
     "client job list (API), DONE only": "/v1/lps/jobs?status=DONE",
 }
-HEADLINE = ("job list", "dashboard", "job list, one client", "client job list (API, its key)")
+HEADLINE = (
+    "job list",
+    "dashboard",
+    "metrics scrape",
+    "job list, one client",
+    "client job list (API, its key)",
+)
 
 # History: finished jobs from 1 to 30 days old; one in five a webhook (OUTBOX), one in 33 DEAD, and two in
 # ten searches found nothing. Names repeat the way a shop's catalogue does.
@@ -306,13 +315,18 @@ def vacuum_analyze() -> None:
         execute(f"VACUUM (ANALYZE) {table}")
 
 
-def time_pages(client, requests: int, pages: dict[str, str], api_key: str) -> dict[str, list[float]]:
+def time_pages(client, requests: int, pages: dict[str, str], api_key: str, metrics_key: str) -> dict[str, list[float]]:
     """Milliseconds of each request to each page, pages taken in turn (so that a burst of load from elsewhere
     on the machine lands on every page alike), after warming every page up (templates, caches, connections).
-    API paths are asked with the measured shop's key."""
+    API paths are asked with the measured shop's key, /metrics with an operator key as Prometheus asks it."""
 
     def get(url: str):
-        headers = {"X-API-Key": api_key} if url.startswith("/v1/") else {}
+        if url.startswith("/v1/"):
+            headers = {"X-API-Key": api_key}
+        elif url == "/metrics":
+            headers = {"Authorization": f"Bearer {metrics_key}"}
+        else:
+            headers = {}
         return client.get(url, headers=headers)
 
     for _ in range(3):
@@ -353,6 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     staff = user_model.objects.filter(username="bench").first() or user_model.objects.create_superuser(
         "bench", "bench@example.test", None
     )
+    from api import keys
+    from api.models import ApiClient
+
+    ApiClient.objects.filter(name="bench-prometheus").delete()
+    scraper = keys.issue_key("bench-prometheus", operator=True)
     static_root = tempfile.mkdtemp(prefix="lps-adminbench-static-")
     plain_static = {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -377,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"  {job_count():,} jobs in the table, {mine:,} of them the measured client's")
             client = Client()
             client.force_login(staff)
-            results[size] = time_pages(client, options.requests, pages, measured.api_key)
+            results[size] = time_pages(client, options.requests, pages, measured.api_key, scraper.api_key)
 
     sizes = sorted(results)
     smallest, largest = sizes[0], sizes[-1]

@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 
 from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
-from jobs.job_report import bot_events_during, job_report, short_duration, usd, won
+from jobs.job_report import bot_events_during, job_report, queue_wait, short_duration, usd, won
 from jobs.models import Job, JobStatus
 from jobs.operator import RequeueOutcome, RequeueVerdict, requeue_jobs
 from search.admin import snapshot_url
@@ -242,6 +242,7 @@ class JobAdmin(ObservedReadOnlyAdmin):
                 owner_name=_owner_name(obj.owner_id),
                 can_requeue=obj.status == JobStatus.DEAD and self.has_requeue_permission(request),
                 age=short_duration((timezone.now() - obj.created_at).total_seconds()),
+                queue_wait=queue_wait(obj),
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
 

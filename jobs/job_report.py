@@ -57,6 +57,18 @@ def short_duration(seconds: float | None) -> str:
     return f"{days}d {hours}h" if hours else f"{days}d"
 
 
+def queue_wait(job: Job) -> str:
+    """How long the job waited from enqueue to its first start, as the job page says it (the row keeps only the
+    last attempt's start, so after a retry the first start is no longer known)."""
+    if job.run_started_at is None or job.attempts == 0:
+        return "not started yet"
+    waited = max(0.0, (job.run_started_at - job.created_at).total_seconds())
+    said = f"{waited:.1f}s" if waited < 60 else short_duration(waited)
+    if job.attempts == 1:
+        return said
+    return f"not kept after a retry (attempt {job.attempts} started {said} after enqueue)"
+
+
 @dataclass(frozen=True)
 class Listing:
     title: str

@@ -181,7 +181,7 @@ SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
     updated_at = now()
 FROM expired
 WHERE job.job_id = expired.job_id
-RETURNING job.job_id, job.status,
+RETURNING job.job_id, job.status, job.job_type, job.attempts, job.worker_id,
           CASE WHEN job.status = 1 THEN pg_notify('lps_jobs', job.job_type::text) END
 """
 
@@ -268,6 +268,48 @@ GROUP BY 1
 ORDER BY 1
 """
 
+# --- What a /metrics scrape reads (jobs/metrics.py). Each exact part walks one index range of the active rows
+# or of the last hour, never the history that retention keeps (DONE 7 days, DEAD 30), so a scrape costs the same
+# with ten thousand or ten million jobs in the table.
+
+# Active jobs by type and status, exact: these rows are the backlog.
+METRICS_ACTIVE_SQL = """
+SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2) GROUP BY job_type, status
+"""
+
+# Jobs that went DEAD in the last hour, by type: one range of job_status_updated_idx (a DEAD row changes only
+# when it dies or is requeued).
+METRICS_DEAD_LAST_HOUR_SQL = """
+SELECT job_type, count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour' GROUP BY job_type
+"""
+
+# Per job type, seconds since its longest-waiting due PENDING job became claimable (NULL: none is due); one
+# descent of job_claim_idx per type, stopping at the first row of that type.
+METRICS_OLDEST_DUE_SQL = """
+SELECT types.job_type,
+       (SELECT extract(epoch FROM now() - job.run_after)::float8
+          FROM job
+         WHERE job.status = 1 AND job.run_after <= now() AND job.job_type = types.job_type
+         ORDER BY job.run_after
+         LIMIT 1)
+FROM unnest(%(job_types)s::smallint[]) AS types(job_type)
+"""
+
+# RUNNING jobs whose lease ran out (what the reaper will reclaim): one range of job_lease_idx.
+METRICS_EXPIRED_LEASES_SQL = """
+SELECT count(*) FROM job WHERE status = 2 AND lease_until < now()
+"""
+
+# DONE and DEAD jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
+METRICS_HISTORY_SQL = """
+SELECT job_type, status, count(*) FROM job WHERE status IN (3, 4) GROUP BY job_type, status
+"""
+
+# The planner's estimate of the jobs of one type in one status: a plan from the table statistics, not a scan.
+METRICS_ESTIMATE_SQL = """
+EXPLAIN (FORMAT JSON) SELECT 1 FROM job WHERE status = %(status)s AND job_type = %(job_type)s
+"""
+
 # Is the database there?
 PING_SQL = "SELECT 1"
 
@@ -340,6 +382,10 @@ Transition = Moved | Lost
 class Reaped:
     job_id: uuid.UUID
     status: JobStatus
+    # Which attempt of which worker lost its lease: for the reaper's log line, not part of what was reaped.
+    job_type: JobType | None = field(default=None, compare=False)
+    attempt: int | None = field(default=None, compare=False)
+    worker_id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -361,6 +407,21 @@ class OpsSnapshot:
     def as_dict(self) -> dict:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
         return {key: value for key, value in data.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class QueueMetrics:
+    """What a metrics scrape reports of the queue, read from the database at scrape time."""
+
+    jobs: dict[tuple[JobType, JobStatus], int]
+    """Jobs per (type, status); every pair present. DONE and DEAD are the planner's estimates when
+    history_is_estimate."""
+    dead_last_hour: dict[JobType, int]
+    """Jobs of each type that went DEAD in the last hour (exact)."""
+    oldest_due_seconds: dict[JobType, float]
+    """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
+    expired_leases: int
+    history_is_estimate: bool
 
 
 @dataclass(frozen=True)
@@ -653,7 +714,10 @@ def renew_leases(worker_id: str, jobs: Sequence[ClaimedJob], *, lease_seconds: f
 
 def reap(*, limit: int = 500) -> list[Reaped]:
     """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
-    return [Reaped(job_id, JobStatus(status)) for job_id, status, _ in _run(REAP_SQL, {"limit": limit})]
+    return [
+        Reaped(job_id, JobStatus(status), JobType(job_type), attempts, worker_id)
+        for job_id, status, job_type, attempts, worker_id, _ in _run(REAP_SQL, {"limit": limit})
+    ]
 
 
 def requeue(job_id: uuid.UUID | str) -> Moved:
@@ -756,6 +820,41 @@ def _owner_snapshot(owner_id: int) -> OpsSnapshot:
         cost_last_hour_usd=float(cost),
         done_last_hour=done_last_hour,
         done_is_estimate=done.is_estimate,
+    )
+
+
+def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
+    """The queue's numbers for a metrics scrape; DONE and DEAD are estimated past `exact_history_limit` rows."""
+    types = list(JobType)
+    with observing() as alias:
+        jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
+        for job_type, status, count in _run(METRICS_ACTIVE_SQL, using=alias):
+            jobs[(JobType(job_type), JobStatus(status))] = count
+        dead_last_hour = dict.fromkeys(types, 0)
+        for job_type, count in _run(METRICS_DEAD_LAST_HOUR_SQL, using=alias):
+            dead_last_hour[JobType(job_type)] = count
+        oldest = {
+            JobType(job_type): float(seconds or 0.0)
+            for job_type, seconds in _run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
+        }
+        expired = _run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
+        estimate = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0] > exact_history_limit
+        if estimate:
+            for job_type in types:
+                for status in (JobStatus.DONE, JobStatus.DEAD):
+                    params = {"status": int(status), "job_type": int(job_type)}
+                    plan = _run(METRICS_ESTIMATE_SQL, params, using=alias)[0][0]
+                    plan = json.loads(plan) if isinstance(plan, str) else plan
+                    jobs[(job_type, status)] = int(plan[0]["Plan"]["Plan Rows"])
+        else:
+            for job_type, status, count in _run(METRICS_HISTORY_SQL, using=alias):
+                jobs[(JobType(job_type), JobStatus(status))] = count
+    return QueueMetrics(
+        jobs=jobs,
+        dead_last_hour=dead_last_hour,
+        oldest_due_seconds=oldest,
+        expired_leases=expired,
+        history_is_estimate=estimate,
     )
 
 

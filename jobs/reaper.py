@@ -18,10 +18,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError
 
-from jobs import queue
+from jobs import metrics, queue
 from jobs.exceptions import QueueUnavailable
 from jobs.job_report import short_duration
-from jobs.models import JobStatus
+from jobs.log_context import job_logging
+from jobs.models import JobStatus, JobType
 from negative_cache import cache as negative_cache
 from search import retention
 
@@ -52,6 +53,21 @@ class ReaperPass:
             f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} "
             f"dead, purged {self.purged_negative} negative-cache rows, ended {self.abandoned_sessions} abandoned "
             f"IP sessions, deleted {self.pruned_snapshots} snapshot files"
+        )
+
+
+def _log_reclaimed(job: queue.Reaped) -> None:
+    """One line per reclaimed job, tagged like the worker's lines about it (the attempt that lost its lease)."""
+    with job_logging(
+        job_id=job.job_id, attempt=job.attempt, job_type=JobType(job.job_type).label, worker_id=job.worker_id or "?"
+    ):
+        log.warning(
+            "reclaimed %s %s attempt %s from worker %s: its lease ran out; now %s",
+            JobType(job.job_type).label,
+            job.job_id,
+            job.attempt,
+            job.worker_id,
+            job.status.label,
         )
 
 
@@ -94,8 +110,10 @@ class Reaper:
             try:
                 outcome = self.run_once()
             except (QueueUnavailable, DatabaseError) as exc:
+                metrics.REAPER_PASSES.labels("failed").inc()
                 log.warning("reaper: database unavailable, next pass in %.0f s: %s", self.interval, exc)
             else:
+                metrics.REAPER_PASSES.labels("ok").inc()
                 if outcome != ReaperPass():
                     log.info("reaper: %s", outcome)
             self._stop.wait(self.interval)
@@ -107,6 +125,8 @@ class Reaper:
         outcome = ReaperPass()
         for _ in range(MAX_BATCHES_PER_PASS):
             reaped = queue.reap(limit=self.batch_size)
+            for job in reaped:
+                _log_reclaimed(job)
             outcome.requeued += sum(1 for job in reaped if job.status == JobStatus.PENDING)
             outcome.dead += sum(1 for job in reaped if job.status == JobStatus.DEAD)
             if len(reaped) < self.batch_size or self._stop.is_set():
@@ -117,6 +137,10 @@ class Reaper:
         outcome.pruned_dead = self._drain(
             lambda: queue.prune(status=JobStatus.DEAD, older_than=self.dead_retention, limit=self.batch_size)
         )
+        metrics.REAPER_RECLAIMED.labels(JobStatus.PENDING.label).inc(outcome.requeued)
+        metrics.REAPER_RECLAIMED.labels(JobStatus.DEAD.label).inc(outcome.dead)
+        metrics.REAPER_PRUNED.labels(JobStatus.DONE.label).inc(outcome.pruned_done)
+        metrics.REAPER_PRUNED.labels(JobStatus.DEAD.label).inc(outcome.pruned_dead)
         outcome.purged_negative = self._drain(lambda: negative_cache.purge_expired(limit=self.batch_size))
         outcome.abandoned_sessions = retention.end_abandoned_sessions(
             older_than=timedelta(hours=settings.LPS_ABANDONED_SESSION_HOURS)

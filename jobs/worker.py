@@ -41,8 +41,10 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 
 from jobs import handlers, queue
+from jobs import metrics as job_metrics
 from jobs.exceptions import InvalidJobResult, JobDeadlineExceeded, QueueUnavailable
 from jobs.handlers import JobContext, Registration
+from jobs.log_context import job_logging
 from jobs.models import JobStatus, JobType
 
 log = logging.getLogger(__name__)
@@ -151,6 +153,28 @@ def _raise_in_thread(thread_ident: int, exc_type: type[BaseException] | None) ->
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(thread_ident), ctypes.py_object(exc_type) if exc_type is not None else None
     )
+
+
+def _job_logging(job: queue.ClaimedJob):
+    """Tag this thread's log lines with `job` (see jobs/log_context.py)."""
+    return job_logging(job_id=job.job_id, attempt=job.attempt, job_type=job.job_type.label, worker_id=job.worker_id)
+
+
+def _run_outcome(outcome: _Outcome, transition: queue.Transition) -> str:
+    """The lps_job_runs_finished outcome of a written attempt (see jobs.metrics.RUN_OUTCOMES)."""
+    if isinstance(transition, queue.Lost):
+        return "lost"
+    if transition.status is JobStatus.DONE:
+        return "done"
+    if outcome.error is not None and outcome.error.startswith(JobDeadlineExceeded.__name__):
+        return "deadline"
+    return "dead" if transition.status is JobStatus.DEAD else "retried"
+
+
+def _count_finished(job: queue.ClaimedJob, outcome: str, *, elapsed: float | None = None) -> None:
+    job_metrics.JOB_RUNS_FINISHED.labels(job.job_type.label, outcome).inc()
+    if elapsed is not None:
+        job_metrics.JOB_RUN_SECONDS.labels(job.job_type.label).observe(elapsed)
 
 
 class Worker:
@@ -476,6 +500,11 @@ class Worker:
             connections.close_all()
 
     def _execute(self, run: _Run) -> None:
+        # Set in the handler's own thread: every line of the handler (and of what it calls) names its job.
+        with _job_logging(run.job):
+            self._execute_in_context(run)
+
+    def _execute_in_context(self, run: _Run) -> None:
         job = run.job
         with run.lock:
             if run.state is _State.RUNNING:
@@ -495,6 +524,11 @@ class Worker:
         elif not self._finished.empty() and self.lanes[job.job_type].inbox.empty():
             self._wake.set()  # quick outcomes left for the batch must not wait behind this run
         log.info("start %s %s attempt %d/%d", job.job_type.label, job.job_id, job.attempt, job.max_attempts)
+        job_metrics.JOB_RUNS_STARTED.labels(job.job_type.label).inc()
+        if job.attempt == 1:
+            # Wall clock against the database's created_at: clocks apart by a little must not make it negative.
+            waited = max(0.0, time.time() - job.created_at.timestamp())
+            job_metrics.JOB_QUEUE_WAIT_SECONDS.labels(job.job_type.label).observe(waited)
         close_old_connections()
         try:
             result = run.registration.handler(job, run.context)
@@ -534,12 +568,15 @@ class Worker:
             if run.state is _State.FINISHED and run.outcome is not None:
                 self._unrecorded.append(run.outcome)
             elif run.state is _State.LOST:
-                log.warning(
-                    "lost %s %s attempt %d: the lease was taken back; its outcome is dropped",
-                    run.job.job_type.label,
-                    run.job.job_id,
-                    run.job.attempt,
-                )
+                if run.started is not None:
+                    _count_finished(run.job, "lost")
+                with _job_logging(run.job):
+                    log.warning(
+                        "lost %s %s attempt %d: the lease was taken back; its outcome is dropped",
+                        run.job.job_type.label,
+                        run.job.job_id,
+                        run.job.attempt,
+                    )
 
     def _free_slot(self, run: _Run) -> None:
         if self._running.pop(run.job.job_id, None) is run:
@@ -563,13 +600,14 @@ class Worker:
             self.lanes[run.job.job_type].threads.discard(run.thread)
             self._staff(self.lanes[run.job.job_type])
             deadline = run.registration.deadline_seconds
-            log.warning(
-                "deadline %s %s attempt %d: stopped after %.0f s",
-                run.job.job_type.label,
-                run.job.job_id,
-                run.job.attempt,
-                deadline,
-            )
+            with _job_logging(run.job):
+                log.warning(
+                    "deadline %s %s attempt %d: stopped after %.0f s",
+                    run.job.job_type.label,
+                    run.job.job_id,
+                    run.job.attempt,
+                    deadline,
+                )
             if previous is _State.RUNNING:
                 self._unrecorded.append(
                     _Outcome(
@@ -606,9 +644,14 @@ class Worker:
                 run.context.cancelled.set()
             else:
                 self._unrecorded = [outcome for outcome in self._unrecorded if outcome.job.job_id != job.job_id]
-                log.warning(
-                    "lost %s %s attempt %d before its outcome was written", job.job_type.label, job.job_id, job.attempt
-                )
+                _count_finished(job, "lost")
+                with _job_logging(job):
+                    log.warning(
+                        "lost %s %s attempt %d before its outcome was written",
+                        job.job_type.label,
+                        job.job_id,
+                        job.attempt,
+                    )
 
     def _record(self, outcomes: list[_Outcome]) -> None:
         """Write outcomes in a transaction of their own (at shutdown)."""
@@ -638,7 +681,9 @@ class Worker:
         done = {id(outcome) for outcome, _ in written}
         self._unrecorded = [outcome for outcome in self._unrecorded if id(outcome) not in done]
         for outcome, transition in written:
-            self._log_transition(outcome, transition)
+            _count_finished(outcome.job, _run_outcome(outcome, transition), elapsed=outcome.elapsed)
+            with _job_logging(outcome.job):
+                self._log_transition(outcome, transition)
 
     @staticmethod
     def _log_transition(outcome: _Outcome, transition: queue.Transition) -> None:
@@ -701,20 +746,23 @@ class Worker:
             )
 
     def _release(self, run: _Run) -> None:
-        try:
-            transition = queue.release(run.job)
-        except QueueUnavailable as exc:
-            log.warning(
-                "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
+        if run.started is not None:
+            _count_finished(run.job, "released")
+        with _job_logging(run.job):
+            try:
+                transition = queue.release(run.job)
+            except QueueUnavailable as exc:
+                log.warning(
+                    "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
+                )
+                return
+            log.info(
+                "released %s %s attempt %d (%s)",
+                run.job.job_type.label,
+                run.job.job_id,
+                run.job.attempt,
+                "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
             )
-            return
-        log.info(
-            "released %s %s attempt %d (%s)",
-            run.job.job_type.label,
-            run.job.job_id,
-            run.job.attempt,
-            "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
-        )
 
     # --- The database going away and coming back -----------------------------------------------------------
 

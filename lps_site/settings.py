@@ -4,6 +4,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from lps_site import embedded_pg
 
@@ -38,6 +39,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that on /v1/ paths even a bad Host or a failure in a later middleware answers as the envelope.
     "api.middleware.ApiEnvelopeMiddleware",
+    # HTTP requests by view and status, and their latency (django-prometheus); this one and
+    # HttpMetricsMiddleware wrap everything but the envelope and axes, so they time nearly the whole request.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -46,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "lps_site.http_metrics.HttpMetricsMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -143,13 +148,29 @@ AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
 LPS_TRUSTED_PROXIES = env.int("LPS_TRUSTED_PROXIES", default=0)
 AXES_CLIENT_IP_CALLABLE = "lps_site.client_address.client_address"
 
+# plain: one line of text per record (the default); json: one JSON object per line, for a log pipeline. A job's
+# lines carry job_id, attempt, job_type and worker_id either way (jobs/log_context.py).
+LPS_LOG_FORMAT = env.str("LPS_LOG_FORMAT", default="plain")
+if LPS_LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"LPS_LOG_FORMAT must be plain or json, not {LPS_LOG_FORMAT!r}")
+LOG_LINE = "%(asctime)s %(levelname)s %(name)s %(message)s"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"job": {"()": "jobs.log_context.JobContextFilter"}},
+    "formatters": {
+        "plain": {"()": "jobs.log_context.PlainFormatter", "format": LOG_LINE},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": LOG_LINE,
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            "json_ensure_ascii": False,
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LPS_LOG_FORMAT, "filters": ["job"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes announces its configuration and every login at INFO; lockouts (WARNING) are what operators need.
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # --- Queue ----------------------------------------------------------------------------------------------
@@ -165,6 +186,13 @@ LPS_SHUTDOWN_GRACE_SECONDS = env.float("LPS_SHUTDOWN_GRACE_SECONDS", default=25.
 LPS_DONE_RETENTION_DAYS = env.int("LPS_DONE_RETENTION_DAYS", default=7)
 LPS_DEAD_RETENTION_DAYS = env.int("LPS_DEAD_RETENTION_DAYS", default=30)
 LPS_REAPER_INTERVAL = env.float("LPS_REAPER_INTERVAL", default=30.0)
+
+# --- Metrics --------------------------------------------------------------------------------------------
+# The address `runworker --metrics-port` and `runreaper --metrics-port` listen on: their port has no key, so it
+# stays on this machine unless the deploy names a private interface its Prometheus reaches.
+LPS_METRICS_BIND = env.str("LPS_METRICS_BIND", default="127.0.0.1")
+# Latency buckets of django-prometheus's HTTP histograms, in seconds (a 500-product POST takes ~50 ms).
+PROMETHEUS_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, float("inf"))
 
 # --- Search ---------------------------------------------------------------------------------------------
 LPS_COUPANG_URL = env.str("LPS_COUPANG_URL", default="https://www.coupang.com")

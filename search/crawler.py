@@ -70,6 +70,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
+from search import metrics
 from search.exceptions import Blocked, BrowserUnavailable, CrawlFailed
 from search.listings import SearchPage
 from search.models import BotEvent, IpSession, SessionEndReason
@@ -478,6 +479,7 @@ class Crawler:
     def _count(self, size: int, blocked: Counter[str]) -> None:
         """Add to the byte and blocked-request totals (under the lock)."""
         self._counters["bytes"] += size
+        metrics.record_bytes(size, proxy_usd_per_gb=settings.LPS_PROXY_USD_PER_GB)
         for resource_type, count in blocked.items():
             self._counters["blocked_requests"] += count
             self._counters[f"blocked_{resource_type}"] += count
@@ -508,6 +510,7 @@ class Crawler:
             raise CrawlFailed(f"cancelled before loading {url}")
         started = time.monotonic()
         session, visit = self._load(source, url, navigation_timeout, cancelled)
+        metrics.record_page(visit.outcome, block_kind=visit.kind if visit.outcome == "blocked" else None)
         session.requests += 1
         session.bytes += visit.bytes
         with self._lock:

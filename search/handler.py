@@ -17,7 +17,7 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from jobs.models import JobType
-from search import pipeline
+from search import metrics, pipeline
 from search.crawler import Crawler
 from search.exceptions import InvalidProduct
 from search.judge import judge_listings
@@ -142,6 +142,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     finally:
         if llm is not None:
             llm.close()
+    metrics.record_search(result, default_source="llm" if llm is not None else "rules")
     with transaction.atomic():
         record_search(product, result, job_id=job.job_id, client_id=client_id)
         if callback_url:

@@ -15,6 +15,7 @@ import pydantic
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
 
+from search import metrics
 from search.exceptions import LlmBadResponse, LlmRejected, LlmUnavailable
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, TokenUsage, Verdict
 
@@ -198,6 +199,10 @@ class LlmClient:
             raise LlmUnavailable(f"the LLM call failed: {exc}") from exc
 
         usage = _usage_of(raw.http_response)
+        # Counted before the answer is checked: an unusable answer is paid for all the same.
+        metrics.record_llm_usage(
+            model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cost_usd=ai_cost_usd(usage)
+        )
         try:
             completion = raw.parse()
         except openai.LengthFinishReasonError as exc:

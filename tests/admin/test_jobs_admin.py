@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.db import connection
+from django.db.models import F
 from django.db.models.fields.json import KT
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -230,3 +231,19 @@ def test_the_job_list_counts_at_most_a_bounded_number_of_rows(admin_client, jobs
     counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()]
     assert counts
     assert all("LIMIT" in sql for sql in counts), counts
+
+
+def test_the_job_page_shows_the_queue_wait_from_enqueue_to_the_first_start(admin_client):
+    started_once = rows.running("P-800", "LG 그램 16")
+    Job.objects.filter(job_id=started_once).update(run_started_at=F("created_at") + timedelta(seconds=42.5))
+    retried = rows.running("P-801", "LG 그램 17")
+    Job.objects.filter(job_id=retried).update(attempts=2, run_started_at=F("created_at") + timedelta(minutes=3))
+    waiting = rows.pending("P-802", "LG 그램 18")
+
+    def shown(job_id) -> str:
+        html = admin_client.get(change_url(job_id)).content.decode()
+        return re.search(r'<td id="lps-queue-wait">([^<]*)<', html).group(1).strip()
+
+    assert shown(started_once) == "42.5s"
+    assert shown(retried) == "not kept after a retry (attempt 2 started 3m after enqueue)"
+    assert shown(waiting) == "not started yet"

@@ -222,3 +222,55 @@ def test_an_outbox_job_without_a_search_result_ends_dead_without_a_request(
     assert (job.status, job.attempts) == (JobStatus.DEAD, 1)
     assert job.last_error.startswith("WebhookUndeliverable:")
     assert webhook_receiver.requests == []
+
+
+def webhook_counts() -> dict[str, float]:
+    from prometheus_client import REGISTRY
+
+    names = {
+        **{f"attempt {r}": ("lps_webhook_attempts_total", {"result": r}) for r in ("delivered", "rejected")},
+        **{f"attempt {r}": ("lps_webhook_attempts_total", {"result": r}) for r in ("unreachable", "undeliverable")},
+        "delivered": ("lps_webhook_deliveries_total", {"result": "delivered"}),
+        "given up": ("lps_webhook_deliveries_total", {"result": "given_up"}),
+        "attempts needed": ("lps_webhook_delivery_attempts_sum", {}),
+    }
+    return {key: REGISTRY.get_sample_value(name, labels) or 0.0 for key, (name, labels) in names.items()}
+
+
+def webhook_counts_moved(before: dict[str, float]) -> dict[str, float]:
+    return {key: value - before[key] for key, value in webhook_counts().items() if value != before[key]}
+
+
+def test_webhook_metrics_count_each_attempt_by_result_and_the_delivery_once(
+    as_shop, webhook_receiver, private_callbacks
+):
+    webhook_receiver.fail_next(2, status=503)
+    _, outbox_job_id = submit_and_search(as_shop, webhook_receiver.url())
+    before = webhook_counts()
+
+    assert run_outbox_worker(outbox_job_id, passes=3).status == JobStatus.DONE
+
+    assert webhook_counts_moved(before) == {
+        "attempt rejected": 2,
+        "attempt delivered": 1,
+        "delivered": 1,
+        "attempts needed": 3,
+    }
+
+
+def test_webhook_metrics_count_a_webhook_given_up_on_its_last_attempt_or_at_once_when_undeliverable(
+    as_shop, shop, webhook_receiver, private_callbacks
+):
+    webhook_receiver.fail_next(3, status=500)
+    _, failing = submit_and_search(as_shop, webhook_receiver.url(), code="G1")
+    before = webhook_counts()
+    assert run_outbox_worker(failing, passes=3).status == JobStatus.DEAD
+    assert webhook_counts_moved(before) == {"attempt rejected": 3, "given up": 1}
+
+    _, revoked = submit_and_search(as_shop, webhook_receiver.url(), code="G2")
+    from api import keys
+
+    keys.revoke(shop.client)
+    before = webhook_counts()
+    assert run_outbox_worker(revoked, passes=1).status == JobStatus.DEAD
+    assert webhook_counts_moved(before) == {"attempt undeliverable": 1, "given up": 1}

@@ -314,6 +314,31 @@ def test_a_block_ends_the_session_as_blocked_records_a_bot_event_and_keeps_the_p
     assert kept.with_suffix(".png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_pages_and_blocks_by_kind_and_bytes_are_counted_in_the_crawlers_metrics(crawler, source, fake_marketplace):
+    from prometheus_client import REGISTRY
+
+    def counted() -> list[float]:
+        names = [
+            ("lps_crawler_pages_total", {"result": "ok"}),
+            ("lps_crawler_pages_total", {"result": "blocked"}),
+            ("lps_crawler_blocks_total", {"kind": "captcha"}),
+            ("lps_crawler_bytes_total", {}),
+        ]
+        return [REGISTRY.get_sample_value(name, labels) or 0.0 for name, labels in names]
+
+    before = counted()
+    page = crawler.fetch(source, QUERY)
+    fake_marketplace.set_behaviour(QUERY, "captcha")
+    with pytest.raises(Blocked):
+        crawler.fetch(source, QUERY)
+
+    ok, blocked, captchas, received = (after - was for after, was in zip(counted(), before, strict=True))
+    assert (ok, blocked, captchas) == (1, 1, 1)
+    # Both pages' bytes, and whatever the ended sessions' tabs took in after their reads.
+    assert received >= page.bytes + 1
+    assert received == sum(session.bytes for session in sessions())
+
+
 def test_a_page_slower_than_the_timeout_fails_the_fetch_in_time_and_ends_the_session_as_error(
     crawler, source, fake_marketplace
 ):

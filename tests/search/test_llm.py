@@ -267,3 +267,33 @@ def test_refine_with_an_empty_query_is_llm_bad_response(llm, fake_openai):
 
     with pytest.raises(LlmBadResponse, match="empty"):
         llm.refine(PHONE, [])
+
+
+def test_every_calls_tokens_and_cost_are_counted_in_the_metrics_even_an_unusable_answers(llm, fake_openai, settings):
+    from prometheus_client import REGISTRY
+
+    settings.LPS_JUDGE_MODEL = "judge-for-metrics"
+    settings.LPS_AI_INPUT_USD_PER_1M_TOKENS = 2.0
+    settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS = 8.0
+
+    def counted() -> tuple[float, float, float]:
+        def value(name, labels):
+            return REGISTRY.get_sample_value(name, labels) or 0.0
+
+        return (
+            value("lps_llm_tokens_total", {"model": "judge-for-metrics", "direction": "input"}),
+            value("lps_llm_tokens_total", {"model": "judge-for-metrics", "direction": "output"}),
+            value("lps_cost_usd_total", {"kind": "ai"}),
+        )
+
+    before = counted()
+    fake_openai.queue_response(judge_answer(True, False, False), prompt_tokens=1_000, completion_tokens=100)
+    fake_openai.queue_response("this is not JSON", prompt_tokens=500, completion_tokens=50)
+    with LlmClient.from_settings() as client:
+        client.judge(PHONE, CANDIDATES)
+        with pytest.raises(LlmBadResponse):
+            client.judge(PHONE, CANDIDATES)
+
+    input_tokens, output_tokens, cost = (after - was for after, was in zip(counted(), before, strict=True))
+    assert (input_tokens, output_tokens) == (1_500, 150)
+    assert cost == pytest.approx((1_500 * 2.0 + 150 * 8.0) / 1e6)

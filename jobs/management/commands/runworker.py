@@ -1,4 +1,5 @@
-"""`manage.py runworker [--search-concurrency N] [--outbox-concurrency N] [--burst]`: claim and run jobs."""
+"""`manage.py runworker [--search-concurrency N] [--outbox-concurrency N] [--burst] [--metrics-port N]`: claim and
+run jobs."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from jobs.management.metrics_port import add_metrics_arguments, serve_metrics
 from jobs.worker import Worker
 
 
@@ -34,8 +36,11 @@ class Command(BaseCommand):
             "--poll-only", action="store_true", default=None, help="never LISTEN (for transaction-mode poolers)"
         )
         parser.add_argument("--poll-interval", type=seconds, default=None, help="seconds between safety polls")
+        add_metrics_arguments(parser)
 
-    def handle(self, *args, search_concurrency, outbox_concurrency, burst, poll_only, poll_interval, **options):
+    def handle(
+        self, *args, search_concurrency, outbox_concurrency, burst, poll_only, poll_interval, metrics_port, **options
+    ):
         try:
             worker = Worker(
                 search_concurrency=search_concurrency,
@@ -46,6 +51,7 @@ class Command(BaseCommand):
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        serve_metrics(metrics_port, options["metrics_bind"])
         worker.install_signal_handlers()
         exit_code = worker.run()
         if exit_code:
