@@ -359,6 +359,8 @@ def _made_for_stems(plain: str, product_words: frozenset[str]) -> list[str]:
     stems = []
     for match in _MADE_FOR_SUFFIX.finditer(normalise_for_suffix(plain)):
         stem = match.group(1)
+        if re.search(f"\\d[{_HANGUL}]{{1,2}}$", stem):
+            continue  # a number and its unit: 6인용 is a size for six, not an item made for something
         last = _WORD.findall(normalise(stem))[-1:] or [stem]
         pieces = canonical(last[0])
         if any(char.isdigit() for char in stem) or re.search("[a-z]", stem) or product_words & set(pieces):
