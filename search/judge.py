@@ -183,7 +183,7 @@ def judge_title(wanted: Product, index: int, listing: Title) -> tuple[Verdict, b
     found = len(core) - len(missing)
     share = found / len(core) if core else 0.0
     said = f"{found} of {len(core)} name words in the title"
-    if core and share < UNRELATED_SHARE:
+    if core and share < UNRELATED_SHARE and not ours_named:
         return reject(said)
     other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
     can_be_left_out = KIND_WORDS | PLAIN_WORDS

@@ -34,6 +34,7 @@ from search.vocabulary import (
     LINE_WORDS,
     MADE_FOR_WORDS,
     MEASURE_UNITS,
+    NOT_ACCESSORY,
     NOT_CONDITION,
     NOT_WEIGHTS,
     RATING_NOTATIONS,
@@ -94,7 +95,7 @@ _TOTAL_COUNT = re.compile(
     r"총\s*(\d+)\s*(?:" + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True)) + ")?입?"
 )
 _TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
-_PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d)\s*\+\s*(\d)(?![0-9a-z.])")
+_PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
 # "<word>용": made for that word (에어팟용, S24용) when the word is a product's own word or a model number.
 _MADE_FOR_SUFFIX = re.compile(rf"([0-9a-z{_HANGUL}]+)용(?![{_HANGUL}])")
 # One-syllable endings a product word takes when glued (라임향, 흑미밥, 밴드형): split off before reading.
@@ -211,13 +212,18 @@ def _drop_bare_gift(match: re.Match) -> str:
 @lru_cache(maxsize=4096)
 def segments(word: str) -> tuple[str, ...]:
     """A word cut where it glues known words, in its own spelling (갤럭시버즈 → 갤럭시, 버즈)."""
-    if word in TRANSLITERATIONS or not re.fullmatch(f"[{_HANGUL}]{{3,}}", word):
+    if word in TRANSLITERATIONS or word in _BRAND_WORDS or not re.fullmatch(f"[{_HANGUL}]{{3,}}", word):
         return (word,)
     for size in range(len(word) - 1, 1, -1):
         head, rest = word[:size], word[size:]
         if head in _KNOWN_HANGUL and (
             rest in _KNOWN_HANGUL or rest in TRANSLITERATIONS or rest in _SUFFIX_SYLLABLES or len(segments(rest)) > 1
         ):
+            return (*segments(head), *segments(rest))
+    for size in range(len(word) - 2, 1, -1):
+        # A flavour glued in front of the product (김치왕교자, 바나나우유) is a word of its own.
+        head, rest = word[:size], word[size:]
+        if head in _LINE_WORDS and len(rest) >= 2:
             return (*segments(head), *segments(rest))
     for size in range(len(word) - 2, 1, -1):
         head, tail = word[: len(word) - size], word[len(word) - size :]
@@ -344,7 +350,7 @@ def _pack_count(text: str) -> tuple[int, str]:
     rest = _WITH_REFILL.sub(" 본품 리필 ", _COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text)))
     # "본품+리필 15g x 2" says the set's two units again.
     counts += in_set + [int(m.group(1)) for m in _TIMES_COUNT.finditer(rest) if int(m.group(1)) not in in_set]
-    counts += [int(match.group(1)) + int(match.group(2)) for match in _PLUS_COUNT.finditer(rest)]
+    counts += [sum(int(part) for part in match.group(1).split("+")) for match in _PLUS_COUNT.finditer(rest)]
     rest = _PLUS_COUNT.sub(" ", _TIMES_COUNT.sub(" ", rest))
     if total:
         return int(total.group(1)), rest
@@ -374,8 +380,8 @@ def normalise_for_suffix(text: str) -> str:
 
 def _accessory_kinds(text: str, brand_words: set[str]) -> dict[str, str]:
     """The accessory kinds a text names (a brand holding an accessory word, 후지필름, does not count)."""
-    for brand_word in brand_words:
-        text = text.replace(brand_word, " ")
+    for word in (*brand_words, *NOT_ACCESSORY):
+        text = text.replace(word, " ")
     kinds: dict[str, str] = {}
     for kind, spelling, pattern in _ACCESSORY_PATTERNS:
         if spelling in text and pattern.search(text):

@@ -14,10 +14,13 @@ from __future__ import annotations
 CONDITION_WORDS = (
     "중고", "리퍼", "전시품", "전시상품", "전시제품", "매장전시", "반품", "공기계", "박스훼손", "포장훼손",
     "패키지훼손", "단순개봉", "개봉상품", "개봉품", "개봉제품", "재포장", "스크래치", "찍힘", "흠집", "하자",
-    "사용감", "새상품급", "테스터", "진열", "used", "refurbished", "refurb", "renewed", "openbox",
+    "사용감", "새상품급", "테스터", "진열", "박스개봉", "used", "refurbished", "refurb", "renewed", "openbox",
 )  # fmt: skip
 # Words that contain a condition word but say something else (중고등학생: middle and high school pupils).
-NOT_CONDITION = ("중고등", "미개봉")
+NOT_CONDITION = (
+    "중고등", "미개봉", "반품불가", "반품 불가", "교환/반품", "교환 반품", "교환반품", "무료반품", "반품비", "흠집방지",
+    "흠집 방지", "스크래치방지", "스크래치 방지", "테스터기", "진열대",
+)  # fmt: skip
 
 # Accessory, part and consumable kinds: a listing naming one the product does not name is not the product.
 # Hangul spellings count anywhere in a word (폰케이스), Latin ones only whole ("case", not "showcase").
@@ -46,7 +49,16 @@ ACCESSORY_KINDS: dict[str, tuple[str, ...]] = {
     "single unit": ("왼쪽", "오른쪽", "한쪽", "좌측", "우측", "유닛"),
     "storage": ("보관통", "보관함", "밀폐용기", "수납"),
     "shoelace": ("운동화끈", "신발끈"),
+    "pen": ("터치펜", "펜촉", "스타일러스", "stylus"),
+    "camera gear": ("삼각대", "렌즈캡", "렌즈후드", "메모리카드", "케이지", "tripod"),
+    "controller": ("컨트롤러", "게임패드", "controller"),
+    "bag": ("가방", "먼지봉투", "더스트백"),
+    "nozzle": ("노즐", "호스", "브러시툴"),
+    "grip": ("그립톡", "손목받침", "마우스패드"),
+    "cartridge": ("카트리지", "면도날", "교체날", "리필날"),
 }
+# A watch's own case is not an accessory: "45mm 알루미늄 케이스", "스테인리스 스틸 케이스".
+NOT_ACCESSORY = ("알루미늄 케이스", "aluminum case", "스테인리스 케이스", "스테인리스 스틸 케이스", "티타늄 케이스")
 # Marks of an item made for another product: "SM-R630 전용 이어팁", "V12 호환 필터", "에어팟용 케이스".
 # 호환 (third-party compatible) is never the product unless the product says so; the others are fine when the
 # product is itself an accessory or a part (a replacement brush head sold as 교체용 칫솔모).
@@ -172,7 +184,9 @@ TRANSLITERATIONS: dict[str, str] = {
     "토너": "toner", "쿠션": "cushion", "크로스액션": "crossaction", "와이어리스": "무선", "wireless": "무선",
     "인도어": "indoor", "어덜트": "adult", "캣": "cat", "독": "dog", "팬티형": "팬티", "밴드형": "밴드",
     "무선이어폰": "이어폰", "블루투스이어폰": "이어폰", "와이파이": "wifi", "알카라인": "alkaline",
-    "refill": "리필", "디카페인": "decaf", "디카페나토": "decaf",
+    "refill": "리필", "디카페인": "decaf", "디카페나토": "decaf", "우먼스": "여성", "womens": "여성", "맨즈": "남성",
+    "mens": "남성", "콜라": "cola", "시리즈": "series", "알루미늄": "aluminum",
+    "aluminium": "aluminum", "초콜릿": "초코", "초콜렛": "초코", "스파이시": "spicy",
 }  # fmt: skip
 # Latin spellings of the same words that titles write apart (Air Force, Zero Sugar).
 LATIN_COMPOUNDS: dict[str, str] = {"air force": "airforce", "play station": "playstation"}
@@ -198,8 +212,13 @@ ONE_SIDED_VARIANTS = frozenset({"mini"})
 LINE_WORDS = (
     "lime", "lemon", "mango", "cherry", "복숭아", "피치", "자몽", "딸기", "바닐라", "초코", "녹차", "말차", "포도",
     "청포도", "사과", "유자", "오렌지", "파인애플", "블루베리", "spicy", "mild", "치즈", "카레", "짜장", "불닭",
-    "zero", "무설탕", "decaf", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
-    "origin", "키튼", "시니어", "adult", "퍼피", "팬티", "밴드", "건면", "lite", "mac", "렌즈킷", "kit",
+    "zero", "무설탕", "decaf", "바나나", "메론", "멜론", "수박", "키위", "코코넛", "카라멜", "캐러멜", "쑥", "고구마",
+    "옥수수", "양파", "마늘", "새우", "해물", "김치", "불고기", "갈비", "짬뽕", "짜파", "툼바", "로제", "까르보",
+    "마라", "트러플", "할라피뇨", "청양", "와사비", "허니", "갈릭", "어니언", "솔트", "저염", "저당", "무가당",
+    "무첨가", "유기농", "오가닉", "비건", "무알콜", "논알콜", "스파클링", "헤어볼", "다이어트", "주니어",
+    "아동", "여성", "시트러스", "플로럴", "머스크", "무향", "유칼립투스", "피톤치드", "스페셜", "한정판",
+    "리미티드", "콜라보", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
+    "origin", "키튼", "시니어", "adult", "퍼피", "건면", "lite", "mac", "렌즈킷", "kit",
 )  # fmt: skip
 
 COLOURS: dict[str, tuple[str, ...]] = {
@@ -228,6 +247,7 @@ COLOURS: dict[str, tuple[str, ...]] = {
     "natural": ("내추럴", "네추럴", "내츄럴", "natural"),
     "nickel": ("니켈", "nickel"),
     "cream": ("크림", "cream"),
+    "turquoise": ("터콰이즈", "turquoise"),
 }
 COLOUR_SUFFIXES = ("", "색", "색상", "컬러")
 # Words that only qualify a colour (블랙 티타늄, 스페이스 그레이): not part of what identifies the product.

@@ -144,3 +144,64 @@ def test_the_rules_judge_a_whole_result_page_and_keep_candidate_order():
         (3, True),
     ]
     assert all(verdict.reason for verdict in judgement.verdicts)
+
+
+# --- SPEC §4 step 3 on products the corpus does not have: how titles are written, not which titles ------------
+
+WATCH = ProductQuery(product_code="AW-9", product_name="애플워치 시리즈 9 GPS 45mm 미드나이트 알루미늄", brand="애플")
+IPHONE_13 = ProductQuery(product_code="I-13", product_name="애플 아이폰 13 128GB 핑크")
+COKE = ProductQuery(product_code="CK-24", product_name="코카콜라 제로 355ml 24캔", brand="코카콜라")
+CHAPAGHETTI = ProductQuery(product_code="CP-5", product_name="농심 짜파게티 140g 5개입")
+DUMPLINGS = ProductQuery(product_code="BG-2", product_name="비비고 왕교자 1.05kg 2개", brand="CJ제일제당")
+AIR_FRYER = ProductQuery(product_code="AF-1", product_name="필립스 에어프라이어 HD9252 4.1L", model_code="HD9252/91")
+TAB = ProductQuery(
+    product_code="TAB-1", product_name="갤럭시 탭 S9 울트라 256GB 와이파이", brand="삼성전자", model_code="SM-X910"
+)
+SWITCH_LITE = ProductQuery(product_code="NS-L", product_name="닌텐도 스위치 라이트 터콰이즈")
+TISSUE = ProductQuery(product_code="KL-30", product_name="크리넥스 3겹 데코앤소프트 화장지 30m 30롤")
+
+HELD_OUT = [
+    (WATCH, "Apple 애플워치 시리즈9 GPS 45mm 미드나이트 알루미늄 케이스 스포츠밴드", True),
+    (WATCH, "Apple Watch Series 9 GPS 45mm Midnight Aluminium", True),
+    (WATCH, "애플워치 시리즈 10 GPS 46mm 제트블랙", False),
+    (WATCH, "애플워치 9 45mm 호환 스트랩 스포츠 밴드", False),
+    (WATCH, "[리퍼] 애플워치 시리즈9 45mm 미드나이트", False),
+    (IPHONE_13, "아이폰13 128기가 핑크 자급제 정품", True),
+    (IPHONE_13, "Apple 아이폰 13 mini 128GB 핑크", False),
+    (IPHONE_13, "아이폰 13 프로 128GB", False),
+    (IPHONE_13, "아이폰13용 핑크 젤리 케이스", False),
+    (COKE, "코카콜라 제로 355ml x 24캔", True),
+    (COKE, "Coca-Cola Zero 355ml 12캔 x 2", True),
+    (COKE, "코카콜라 제로 레몬 355ml 24캔", False),
+    (COKE, "코카콜라 제로 355ml 30캔", False),
+    (COKE, "코카콜라 오리지널 355ml 24캔", False),
+    (COKE, "코카콜라 제로 250ml 24캔", False),
+    (CHAPAGHETTI, "농심 짜파게티 140g x 5봉", True),
+    (CHAPAGHETTI, "농심 짜파게티 큰사발 123g 6개", False),
+    (CHAPAGHETTI, "농심 짜파게티 140g 1+1 5개입", False),
+    (DUMPLINGS, "비비고 왕교자 1.05kg 1+1", True),
+    (DUMPLINGS, "비비고 김치왕교자 1.05kg 2개", False),
+    (AIR_FRYER, "필립스 에어프라이어 HD9252/91 4.1L 블랙", True),
+    (AIR_FRYER, "필립스 에어프라이어 HD9252/91 전용 종이호일 100매", False),
+    (AIR_FRYER, "필립스 에어프라이어 HD9270 6.2L XL", False),
+    (TAB, "Samsung Galaxy Tab S9 Ultra 256GB Wi-Fi SM-X910NZAEKOO", True),
+    (TAB, "갤럭시탭 S9 울트라 SM-X910 전용 강화유리 필름", False),
+    (TAB, "갤럭시탭 S9 플러스 SM-X810 256GB", False),
+    (TAB, "[S급 중고] 갤럭시탭 S9 울트라 256 와이파이", False),
+    (SWITCH_LITE, "Nintendo Switch Lite Turquoise", True),
+    (SWITCH_LITE, "닌텐도 스위치 OLED 화이트", False),
+    (SWITCH_LITE, "닌텐도 스위치 라이트 전용 파우치 케이스", False),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 30m 30롤 1팩", True),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 30m 30롤 2팩", False),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 27m 30롤", False),
+    (TISSUE, "깨끗한나라 3겹 데코앤소프트 화장지 30m 30롤", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("product", "title", "same"), [pytest.param(*case, id=f"{case[0].product_code}-{case[1]}") for case in HELD_OUT]
+)
+def test_the_rules_read_products_they_were_not_written_for(product, title, same):
+    verdict = rules_verdict(product, title)
+
+    assert verdict.same_product is same, verdict.reason

@@ -23,9 +23,9 @@ PAGES = load_pages()
 SAME_TRAPS = frozenset({"cross_script", "word_variant", "gift", "pack_arithmetic"})
 
 
-def representative(trap: str, prefer_markup: str) -> CorpusPage:
+def representative(trap: str, prefer_markup: str, taken: frozenset[str] = frozenset()) -> CorpusPage:
     """The page that tests `trap` hardest: its trap listing is the genuine lowest price (a trap that is the
-    product) or cheaper than it (a trap that is not); the preferred markup first, then by name."""
+    product) or cheaper than it (a trap that is not); then a page not `taken` yet, the preferred markup, the name."""
     having = [page for page in PAGES if any(listing.trap == trap for listing in page.listings)]
 
     def hardness(page: CorpusPage) -> tuple:
@@ -35,16 +35,22 @@ def representative(trap: str, prefer_markup: str) -> CorpusPage:
             hard = any(listing.price == expected and listing.is_candidate for listing in trapped)
         else:
             hard = any(listing.price < expected for listing in trapped)
-        return (not hard, page.markup != prefer_markup, page.name)
+        return (not hard, page.name in taken, page.markup != prefer_markup, page.name)
 
     return min(having, key=hardness)
 
 
-CASES = [
-    pytest.param(page, id=f"{trap}:{page.name}:{page.markup}")
-    for number, trap in enumerate(sorted(TRAPS))
-    for page in [representative(trap, ("current", "legacy")[number % 2])]
-]
+def cases() -> list:
+    """One page per trap class, a different page for each class where the corpus allows, markups alternating."""
+    chosen, taken = [], set()
+    for number, trap in enumerate(sorted(TRAPS)):
+        page = representative(trap, ("current", "legacy")[number % 2], frozenset(taken))
+        taken.add(page.name)
+        chosen.append(pytest.param(page, id=f"{trap}:{page.name}:{page.markup}"))
+    return chosen
+
+
+CASES = cases()
 
 
 def expected_of(page: CorpusPage) -> tuple[str, int | None]:
