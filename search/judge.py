@@ -183,7 +183,7 @@ def judge_title(wanted: Product, index: int, listing: Title) -> tuple[Verdict, b
     found = len(core) - len(missing)
     share = found / len(core) if core else 0.0
     said = f"{found} of {len(core)} name words in the title"
-    if core and share < UNRELATED_SHARE and not ours_named:
+    if core and share < UNRELATED_SHARE and not ours_named and not _overlaps(core, listing):
         return reject(said)
     other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
     can_be_left_out = KIND_WORDS | PLAIN_WORDS
@@ -332,6 +332,16 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
     if len(word) >= 4:
         return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
     return False
+
+
+def _overlaps(core: list[str], listing: Title) -> bool:
+    """A title word inside a product word or around it (삼다수 in 제주삼다수): a shorter or longer name, not
+    another product for sure."""
+    return any(
+        len(word) >= 2 and len(theirs) >= 2 and not word.isascii() and (theirs in word or word in theirs)
+        for word in core
+        for theirs in listing.words
+    )
 
 
 def _show(values: set[float]) -> str:

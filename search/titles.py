@@ -255,6 +255,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         measures.setdefault(dimension, set()).add(round(value * scale, 3))
     rest = _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
     pack_count, rest = _pack_count(rest)
+    pack_count = _restated(plain, pack_count)
 
     words: list[str] = []
     spellings: dict[str, set[str]] = {}
@@ -357,6 +358,24 @@ def _pack_count(text: str) -> tuple[int, str]:
     return (math.prod(count for count in counts if count > 0) if counts else 1), rest
 
 
+def _restated(plain: str, pack_count: int) -> int:
+    """The count once when a bracket only breaks it down: "120매 (40매x3팩)", "12병 (6병x2묶음)"."""
+    notes = _BRACKET_GROUP.findall(plain)
+    if not notes:
+        return pack_count
+    outside = _pack_count(_measureless(_BRACKET_GROUP.sub(" ", plain)))[0]
+    for note in notes:
+        inside = _pack_count(_measureless(note))[0]
+        if inside > 1 and inside == outside:
+            return outside
+    return pack_count
+
+
+def _measureless(raw: str) -> str:
+    text = normalise(raw)
+    return _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
+
+
 def _has_word(text: str, word: str) -> bool:
     return bool(re.search(rf"(?<![a-z]){word}(?![a-z])", text)) if word.isascii() else word in text
 
@@ -396,7 +415,8 @@ def brand_groups_of(words: list[str], text: str = "") -> set[int]:
     groups = set()
     for group, aliases in enumerate(BRAND_ALIASES):
         for alias in aliases:
-            if f" {alias} " in joined or (" " in alias and f" {alias} " in spaced):
+            # An alias with a space or a sign (round lab, rom&nd, dr.forhair) is looked for in the text itself.
+            if f" {alias} " in joined or (not alias.isalnum() and f" {alias} " in spaced):
                 groups.add(group)
                 break
     return groups

@@ -137,3 +137,16 @@ def test_items_made_for_the_product_are_marked_but_uses_and_sizes_are_not(title,
     product_words = frozenset(read_title("에어팟 프로 2세대 / PlayStation 5 디스크 에디션 / 쿠쿠 밥솥").words)
 
     assert read_title(title, product_words=product_words).made_for == marks
+
+
+@pytest.mark.parametrize(
+    ("title", "count"),
+    [
+        ("팸퍼스 베이비드라이 팬티형 3단계 120매 (40매x3팩)", 120),
+        ("제주삼다수 2L 12병 (6병x2묶음)", 12),
+        ("펩시 콜라 500ml 20펫 1박스", 20),
+        ("하기스 기저귀 32매 (2팩)", 64),
+    ],
+)
+def test_a_bracket_that_breaks_the_count_down_does_not_multiply_it(title, count):
+    assert read_title(title).pack_count == count
