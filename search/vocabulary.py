@@ -12,14 +12,14 @@ from __future__ import annotations
 # Used, refurbished, display, returned or damaged units. Hangul words count anywhere in a word (중고폰,
 # 리퍼비시, 전시상품); Latin ones only whole. "A급", "S급", "B급" are read by a pattern in search.titles.
 CONDITION_WORDS = (
-    "중고", "리퍼", "전시품", "전시상품", "전시제품", "매장전시", "반품", "공기계", "박스훼손", "포장훼손",
+    "중고", "리퍼", "전시", "반품", "공기계", "박스훼손", "포장훼손",
     "패키지훼손", "단순개봉", "개봉상품", "개봉품", "개봉제품", "재포장", "스크래치", "찍힘", "흠집", "하자",
     "사용감", "새상품급", "테스터", "진열", "박스개봉", "used", "refurbished", "refurb", "renewed", "openbox",
 )  # fmt: skip
 # Words that contain a condition word but say something else (중고등학생: middle and high school pupils).
 NOT_CONDITION = (
     "중고등", "미개봉", "반품불가", "반품 불가", "교환/반품", "교환 반품", "교환반품", "무료반품", "반품비", "흠집방지",
-    "흠집 방지", "스크래치방지", "스크래치 방지", "테스터기", "진열대",
+    "흠집 방지", "스크래치방지", "스크래치 방지", "테스터기", "진열대", "전시회",
 )  # fmt: skip
 
 # Accessory, part and consumable kinds: a listing naming one the product does not name is not the product.
@@ -186,7 +186,7 @@ TRANSLITERATIONS: dict[str, str] = {
     "무선이어폰": "이어폰", "블루투스이어폰": "이어폰", "와이파이": "wifi", "알카라인": "alkaline",
     "refill": "리필", "디카페인": "decaf", "디카페나토": "decaf", "우먼스": "여성", "womens": "여성", "맨즈": "남성",
     "mens": "남성", "콜라": "cola", "시리즈": "series", "알루미늄": "aluminum",
-    "aluminium": "aluminum", "초콜릿": "초코", "초콜렛": "초코", "스파이시": "spicy",
+    "aluminium": "aluminum", "초콜릿": "초코", "초콜렛": "초코", "스파이시": "spicy", "리치": "rich",
 }  # fmt: skip
 # Latin spellings of the same words that titles write apart (Air Force, Zero Sugar).
 LATIN_COMPOUNDS: dict[str, str] = {"air force": "airforce", "play station": "playstation"}
@@ -217,7 +217,7 @@ LINE_WORDS = (
     "마라", "트러플", "할라피뇨", "청양", "와사비", "허니", "갈릭", "어니언", "솔트", "저염", "저당", "무가당",
     "무첨가", "유기농", "오가닉", "비건", "무알콜", "논알콜", "스파클링", "헤어볼", "다이어트", "주니어",
     "아동", "여성", "시트러스", "플로럴", "머스크", "무향", "유칼립투스", "피톤치드", "스페셜", "한정판",
-    "리미티드", "콜라보", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
+    "리미티드", "콜라보", "rich", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
     "origin", "키튼", "시니어", "adult", "퍼피", "건면", "lite", "mac", "렌즈킷", "kit",
 )  # fmt: skip
 

@@ -160,7 +160,43 @@ TAB = ProductQuery(
 SWITCH_LITE = ProductQuery(product_code="NS-L", product_name="닌텐도 스위치 라이트 터콰이즈")
 TISSUE = ProductQuery(product_code="KL-30", product_name="크리넥스 3겹 데코앤소프트 화장지 30m 30롤")
 
+SNEAKERS = ProductQuery(
+    product_code="NB-993", product_name="뉴발란스 993 그레이 265", brand="뉴발란스", model_code="MR993GL"
+)
+CREAM = ProductQuery(product_code="SW-60", product_name="설화수 자음생크림 60ml", brand="설화수")
+AIRWRAP = ProductQuery(
+    product_code="DY-AW", product_name="다이슨 에어랩 멀티 스타일러 컴플리트 롱", brand="다이슨", model_code="HS05"
+)
+WASHER = ProductQuery(
+    product_code="WF-24",
+    product_name="삼성 비스포크 그랑데 세탁기 24kg 그레이지",
+    brand="삼성전자",
+    model_code="WF24B9600KE",
+)
+KITTEN = ProductQuery(product_code="RC-K2", product_name="로얄캐닌 키튼 2kg", brand="로얄캐닌")
+IPAD = ProductQuery(product_code="IPA-11", product_name="애플 아이패드 에어 11 M2 128GB 와이파이 스페이스그레이")
+
 HELD_OUT = [
+    (SNEAKERS, "뉴발란스 993 MR993GL 그레이 265mm 메이드인USA", True),
+    (SNEAKERS, "뉴발란스 990v6 그레이 265", False),
+    (SNEAKERS, "뉴발란스 993 그레이 270", False),
+    (CREAM, "설화수 자음생크림 60ml 기획세트 (+샘플 증정)", True),
+    (CREAM, "설화수 자음생크림 리치 60ml", False),
+    (CREAM, "설화수 자음생크림 60ml 1+1", False),
+    (CREAM, "설화수 자음생 아이크림 20ml", False),
+    (AIRWRAP, "다이슨 에어랩 멀티 스타일러 컴플리트 롱 HS05 니켈/코퍼", True),
+    (AIRWRAP, "다이슨 에어랩 컴플리트 롱 볼륨 앤 쉐이프 HS08", False),
+    (AIRWRAP, "다이슨 에어랩 HS05 호환 거치대", False),
+    (WASHER, "삼성전자 비스포크 그랑데 세탁기 AI WF24B9600KE 24kg 그레이지", True),
+    (WASHER, "삼성전자 비스포크 그랑데 세탁기 WF21B9600KE 21kg", False),
+    (WASHER, "[전시] 삼성 비스포크 세탁기 24kg WF24B9600KE", False),
+    (KITTEN, "로얄캐닌 키튼 2kg 고양이 사료", True),
+    (KITTEN, "로얄캐닌 인도어 2kg", False),
+    (KITTEN, "로얄캐닌 키튼 파우치 85g 12개", False),
+    (IPAD, "Apple 2024 아이패드 에어 11 M2 Wi-Fi 128GB 스페이스 그레이", True),
+    (IPAD, "Apple 아이패드 에어 13 M2 Wi-Fi 128GB 스페이스 그레이", False),
+    (IPAD, "Apple 아이패드 에어 11 M2 셀룰러 128GB 스페이스 그레이", False),
+    (IPAD, "Apple 아이패드 프로 11 M4 128GB", False),
     (WATCH, "Apple 애플워치 시리즈9 GPS 45mm 미드나이트 알루미늄 케이스 스포츠밴드", True),
     (WATCH, "Apple Watch Series 9 GPS 45mm Midnight Aluminium", True),
     (WATCH, "애플워치 시리즈 10 GPS 46mm 제트블랙", False),
