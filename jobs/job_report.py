@@ -88,6 +88,9 @@ class VerdictRow:
     title: str = ""
     price: str = ""
     url: str = ""
+    source: str = ""
+    """"rules" or "llm": who decided this verdict."""
+    uncertain: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,18 @@ def _verdict(data: dict) -> VerdictRow:
         title=str(data.get("title") or ""),
         price=won(data.get("price")),
         url=web_url(data.get("url")),
+        source=str(data.get("source") or ""),
+        uncertain=bool(data.get("uncertain")),
     )
+
+
+def _judge_label(round_: dict) -> str:
+    """The round's judge as an operator reads it: "rules", "llm", or "rules 7 + llm 3" for a cascade."""
+    judge = str(round_.get("judge") or "")
+    settled, sent = round_.get("settled_by_rules"), round_.get("sent_to_llm")
+    if isinstance(settled, int) and isinstance(sent, int) and sent:
+        return f"rules {settled} + llm {sent}"
+    return judge
 
 
 def _search_result(result: dict) -> SearchResult:
@@ -169,7 +183,7 @@ def _search_result(result: dict) -> SearchResult:
             kind=str(round_.get("kind") or ""),
             candidates=round_.get("candidates"),
             matches=round_.get("matches"),
-            judge=str(round_.get("judge") or ""),
+            judge=_judge_label(round_),
             verdicts=[_verdict(v) for v in round_.get("verdicts") or [] if isinstance(v, dict)],
         )
         for number, round_ in enumerate(result.get("rounds") or [], start=1)

@@ -16,8 +16,9 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from search.judge import STOP_WORDS, compact, is_model_code, is_qualifier, is_variant, normalise
 from search.listings import ProductQuery, RefinedQueries
+from search.titles import compact, is_model_code, is_qualifier, is_variant, normalise
+from search.vocabulary import STOP_WORDS
 
 if TYPE_CHECKING:
     from search.llm import LlmClient

@@ -95,6 +95,10 @@ class Verdict:
     same_product: bool
     confidence: float
     reason: str
+    source: Literal["llm", "rules"] = "rules"
+    """Who decided: the rules, or the LLM for a candidate the rules were unsure of."""
+    uncertain: bool = False
+    """The rules could not decide (counted as no match: a wrong price is worse than none)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,10 @@ class Judgement:
     verdicts: list[Verdict]
     usage: TokenUsage = field(default_factory=TokenUsage)
     judge: Literal["llm", "rules"] = "rules"
+    """"llm" once any verdict came from the LLM."""
+    settled_by_rules: int = 0
+    """Candidates the rules decided (all of them without an LLM)."""
+    sent_to_llm: int = 0
 
 
 @dataclass(frozen=True)

@@ -29,17 +29,25 @@ QUERY_MAX_CHARS = 100
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 JUDGE_INSTRUCTIONS = """\
-You check listings from Coupang, a Korean marketplace, against one product a shop sells.
-A listing is the same product only when it is the same brand and model (same model code when one is given) \
-and agrees with every detail the product states: variant or edition (Pro/프로, Max/맥스, Plus, Ultra, mini, \
-generation 세대), capacity or size (256GB, 500ml, 1.5L, 65인치), colour (블랙, 화이트, …) and pack count \
-(2개, 3팩, 6입, x2, 1+1 = 2). A detail the listing leaves out is not a mismatch (a different one is), \
-except the pack count: a listing that states none sells one unit.
-Accessories, parts and consumables for the product are NOT the product: 케이스, 커버, 필름, 보호필름, \
-강화유리, 거치대, 충전기, 케이블, 스트랩, 파우치, 호환 or 교체용 items — unless the product is itself such an item.
-A listing that adds a free gift (사은품, 증정) is still the same product.
+You check listings from Coupang, a Korean marketplace, against one product a shop sells. A listing is the same \
+product only when it sells a NEW unit of exactly this product as the shop describes it:
+- the same brand, model and version (same model code when one is given; a regional or colour suffix such as \
+SM-S928N → SM-S928NZKEKOO is the same model): Buds2 ≠ Buds2 Pro ≠ Buds2 FE, Series 9 ≠ Series 10, \
+13 ≠ 13 Pro ≠ 13 mini, XM5 ≠ XM4;
+- the same capacity or size (256GB, 500ml, 1.5L, 65인치, 6인용), flavour, line or edition (펩시 제로 ≠ 펩시 제로 \
+라임, 백미밥 ≠ 흑미밥, 디스크 에디션 ≠ 디지털 에디션) and colour where the product states them;
+- the same pack count, by arithmetic: 1+1 = 2, 2+1 = 3, "5개입, 8개" = 40, 30개 = 30개입 = x 30, "100매 5팩 x 2" \
+= 1000매; a listing that states no count sells one unit.
+Names match in any script: PlayStation = 플레이스테이션, Galaxy = 갤럭시, Bluetooth = 블루투스, AirPods = 에어팟.
+NOT the product: accessories, parts and consumables for it (케이스, 커버, 필름, 강화유리, 거치대, 충전기, \
+케이블, 스트랩, 이어팁, 필터, 리필, 배터리) even when they carry its name or model code ("SM-R630 전용 이어팁", \
+"V12 호환 필터", "에어팟용 케이스"); items marked 호환, 전용, 교체용 or "…용"; used, refurbished, display, returned \
+or open-box units (중고, 리퍼, 리퍼비시, 전시, 전시상품, 반품, 개봉, 박스훼손, 테스터, S급/A급/B급, 공기계); other \
+models and other brands — unless the product itself is such an item.
+A free gift in the title ("(+케이스 증정)", "사은품") does not change what is sold.
 The user message is JSON: the product, then the candidates with their index, title and price in won. \
-shop_price_won, when given, is the shop's own price: a listing far cheaper is likely an accessory or a part.
+shop_price_won, when given, is the shop's own price: a listing far cheaper is likely an accessory, a part or a \
+used unit. A wrong match is worse than none: when in doubt, same_product is false.
 Return one verdict per candidate, each index exactly once: same_product, confidence (0 to 1) in that verdict, \
 and a reason of at most 12 words."""
 

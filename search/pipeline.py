@@ -191,18 +191,27 @@ def _round(
             "same_product": verdict.same_product,
             "confidence": round(float(verdict.confidence), 3),
             "reason": verdict.reason,
+            "source": verdict.source,
         }
+        if verdict.uncertain:
+            shown["uncertain"] = True
         candidate = candidates[verdict.index]
         shown["title"] = candidate.title
         shown["price"] = candidate.price
         verdicts.append(shown)
-    return {
+    shown_round = {
         "query": query,
         "kind": kind,
         "candidates": len(candidates),
         "matches": len(matches),
         "verdicts": verdicts,
     }
+    if judgement is not None:
+        # Which verdicts the rules settled and how many candidates went to the LLM (the cascade's saving).
+        shown_round["judge"] = judgement.judge
+        shown_round["settled_by_rules"] = judgement.settled_by_rules
+        shown_round["sent_to_llm"] = judgement.sent_to_llm
+    return shown_round
 
 
 def _result(

@@ -97,7 +97,7 @@ DIFFERENT = [
     pytest.param(GALAXY, "갤럭시 S24 울트라 차량용 거치대", "holder", id="car-holder"),
     pytest.param(GALAXY, "갤럭시 S24 울트라 핸드폰 스트랩", "strap", id="strap"),
     pytest.param(GALAXY, "Galaxy S24 Ultra Rugged Armor Case", "case (case)", id="english-case"),
-    pytest.param(GALAXY, "갤럭시 S24 울트라 호환 배터리", "compatible part", id="compatible-part"),
+    pytest.param(GALAXY, "갤럭시 S24 울트라 호환 배터리", "part (배터리)", id="compatible-part"),
     pytest.param(CHARGER, "삼성 25W 충전기 전용 C to C 케이블 1m", "cable", id="other-accessory-than-product"),
     pytest.param(GALAXY, "삼성전자 갤럭시 S23 울트라 SM-S918N 256GB", "model code SM-S918N", id="sibling-code"),
     pytest.param(HEADPHONES, "소니 WH-1000XM4 무선 헤드폰", "model code WH-1000XM4", id="sibling-code-in-name"),
@@ -111,7 +111,7 @@ DIFFERENT = [
     pytest.param(WATER, "제주 삼다수 그린 2L 6개입 x 2팩", "pack count: 12 instead of 6", id="pack-of-packs"),
     pytest.param(WATER, "제주삼다수 500ml 20개", "different volume", id="bottle-size"),
     pytest.param(RAMEN, "농심 신라면 120g 1+1 5개", "pack count: 10 instead of 5", id="one-plus-one"),
-    pytest.param(HEADPHONES, "Bose QuietComfort 45 블루투스 헤드폰", "brand bose, not 소니", id="other-brand"),
+    pytest.param(HEADPHONES, "Bose QuietComfort 45 블루투스 헤드폰", "brand 보스, not 소니", id="other-brand"),
     pytest.param(RAMEN, "오뚜기 진라면 매운맛 120g 5개", "brand 오뚜기", id="other-brand-korean"),
     pytest.param(CAMERA, "후지필름 X-T5 액정 보호필름", "screen film", id="film-for-a-film-brand"),
     pytest.param(WATER, "아이시스 8.0 생수 2L 6개", "0 of 2 name words", id="unrelated"),
@@ -144,3 +144,100 @@ def test_the_rules_judge_a_whole_result_page_and_keep_candidate_order():
         (3, True),
     ]
     assert all(verdict.reason for verdict in judgement.verdicts)
+
+
+# --- SPEC §4 step 3 on products the corpus does not have: how titles are written, not which titles ------------
+
+WATCH = ProductQuery(product_code="AW-9", product_name="애플워치 시리즈 9 GPS 45mm 미드나이트 알루미늄", brand="애플")
+IPHONE_13 = ProductQuery(product_code="I-13", product_name="애플 아이폰 13 128GB 핑크")
+COKE = ProductQuery(product_code="CK-24", product_name="코카콜라 제로 355ml 24캔", brand="코카콜라")
+CHAPAGHETTI = ProductQuery(product_code="CP-5", product_name="농심 짜파게티 140g 5개입")
+DUMPLINGS = ProductQuery(product_code="BG-2", product_name="비비고 왕교자 1.05kg 2개", brand="CJ제일제당")
+AIR_FRYER = ProductQuery(product_code="AF-1", product_name="필립스 에어프라이어 HD9252 4.1L", model_code="HD9252/91")
+TAB = ProductQuery(
+    product_code="TAB-1", product_name="갤럭시 탭 S9 울트라 256GB 와이파이", brand="삼성전자", model_code="SM-X910"
+)
+SWITCH_LITE = ProductQuery(product_code="NS-L", product_name="닌텐도 스위치 라이트 터콰이즈")
+TISSUE = ProductQuery(product_code="KL-30", product_name="크리넥스 3겹 데코앤소프트 화장지 30m 30롤")
+
+SNEAKERS = ProductQuery(
+    product_code="NB-993", product_name="뉴발란스 993 그레이 265", brand="뉴발란스", model_code="MR993GL"
+)
+CREAM = ProductQuery(product_code="SW-60", product_name="설화수 자음생크림 60ml", brand="설화수")
+AIRWRAP = ProductQuery(
+    product_code="DY-AW", product_name="다이슨 에어랩 멀티 스타일러 컴플리트 롱", brand="다이슨", model_code="HS05"
+)
+WASHER = ProductQuery(
+    product_code="WF-24",
+    product_name="삼성 비스포크 그랑데 세탁기 24kg 그레이지",
+    brand="삼성전자",
+    model_code="WF24B9600KE",
+)
+KITTEN = ProductQuery(product_code="RC-K2", product_name="로얄캐닌 키튼 2kg", brand="로얄캐닌")
+IPAD = ProductQuery(product_code="IPA-11", product_name="애플 아이패드 에어 11 M2 128GB 와이파이 스페이스그레이")
+
+HELD_OUT = [
+    (SNEAKERS, "뉴발란스 993 MR993GL 그레이 265mm 메이드인USA", True),
+    (SNEAKERS, "뉴발란스 990v6 그레이 265", False),
+    (SNEAKERS, "뉴발란스 993 그레이 270", False),
+    (CREAM, "설화수 자음생크림 60ml 기획세트 (+샘플 증정)", True),
+    (CREAM, "설화수 자음생크림 리치 60ml", False),
+    (CREAM, "설화수 자음생크림 60ml 1+1", False),
+    (CREAM, "설화수 자음생 아이크림 20ml", False),
+    (AIRWRAP, "다이슨 에어랩 멀티 스타일러 컴플리트 롱 HS05 니켈/코퍼", True),
+    (AIRWRAP, "다이슨 에어랩 컴플리트 롱 볼륨 앤 쉐이프 HS08", False),
+    (AIRWRAP, "다이슨 에어랩 HS05 호환 거치대", False),
+    (WASHER, "삼성전자 비스포크 그랑데 세탁기 AI WF24B9600KE 24kg 그레이지", True),
+    (WASHER, "삼성전자 비스포크 그랑데 세탁기 WF21B9600KE 21kg", False),
+    (WASHER, "[전시] 삼성 비스포크 세탁기 24kg WF24B9600KE", False),
+    (KITTEN, "로얄캐닌 키튼 2kg 고양이 사료", True),
+    (KITTEN, "로얄캐닌 인도어 2kg", False),
+    (KITTEN, "로얄캐닌 키튼 파우치 85g 12개", False),
+    (IPAD, "Apple 2024 아이패드 에어 11 M2 Wi-Fi 128GB 스페이스 그레이", True),
+    (IPAD, "Apple 아이패드 에어 13 M2 Wi-Fi 128GB 스페이스 그레이", False),
+    (IPAD, "Apple 아이패드 에어 11 M2 셀룰러 128GB 스페이스 그레이", False),
+    (IPAD, "Apple 아이패드 프로 11 M4 128GB", False),
+    (WATCH, "Apple 애플워치 시리즈9 GPS 45mm 미드나이트 알루미늄 케이스 스포츠밴드", True),
+    (WATCH, "Apple Watch Series 9 GPS 45mm Midnight Aluminium", True),
+    (WATCH, "애플워치 시리즈 10 GPS 46mm 제트블랙", False),
+    (WATCH, "애플워치 9 45mm 호환 스트랩 스포츠 밴드", False),
+    (WATCH, "[리퍼] 애플워치 시리즈9 45mm 미드나이트", False),
+    (IPHONE_13, "아이폰13 128기가 핑크 자급제 정품", True),
+    (IPHONE_13, "Apple 아이폰 13 mini 128GB 핑크", False),
+    (IPHONE_13, "아이폰 13 프로 128GB", False),
+    (IPHONE_13, "아이폰13용 핑크 젤리 케이스", False),
+    (COKE, "코카콜라 제로 355ml x 24캔", True),
+    (COKE, "Coca-Cola Zero 355ml 12캔 x 2", True),
+    (COKE, "코카콜라 제로 레몬 355ml 24캔", False),
+    (COKE, "코카콜라 제로 355ml 30캔", False),
+    (COKE, "코카콜라 오리지널 355ml 24캔", False),
+    (COKE, "코카콜라 제로 250ml 24캔", False),
+    (CHAPAGHETTI, "농심 짜파게티 140g x 5봉", True),
+    (CHAPAGHETTI, "농심 짜파게티 큰사발 123g 6개", False),
+    (CHAPAGHETTI, "농심 짜파게티 140g 1+1 5개입", False),
+    (DUMPLINGS, "비비고 왕교자 1.05kg 1+1", True),
+    (DUMPLINGS, "비비고 김치왕교자 1.05kg 2개", False),
+    (AIR_FRYER, "필립스 에어프라이어 HD9252/91 4.1L 블랙", True),
+    (AIR_FRYER, "필립스 에어프라이어 HD9252/91 전용 종이호일 100매", False),
+    (AIR_FRYER, "필립스 에어프라이어 HD9270 6.2L XL", False),
+    (TAB, "Samsung Galaxy Tab S9 Ultra 256GB Wi-Fi SM-X910NZAEKOO", True),
+    (TAB, "갤럭시탭 S9 울트라 SM-X910 전용 강화유리 필름", False),
+    (TAB, "갤럭시탭 S9 플러스 SM-X810 256GB", False),
+    (TAB, "[S급 중고] 갤럭시탭 S9 울트라 256 와이파이", False),
+    (SWITCH_LITE, "Nintendo Switch Lite Turquoise", True),
+    (SWITCH_LITE, "닌텐도 스위치 OLED 화이트", False),
+    (SWITCH_LITE, "닌텐도 스위치 라이트 전용 파우치 케이스", False),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 30m 30롤 1팩", True),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 30m 30롤 2팩", False),
+    (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 27m 30롤", False),
+    (TISSUE, "깨끗한나라 3겹 데코앤소프트 화장지 30m 30롤", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("product", "title", "same"), [pytest.param(*case, id=f"{case[0].product_code}-{case[1]}") for case in HELD_OUT]
+)
+def test_the_rules_read_products_they_were_not_written_for(product, title, same):
+    verdict = rules_verdict(product, title)
+
+    assert verdict.same_product is same, verdict.reason

@@ -162,10 +162,14 @@ def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
                     "same_product": True,
                     "confidence": 0.9,
                     "reason": "model code in title",
+                    "source": "rules",
                     "title": "버즈3 프로 SM-R630",
                     "price": 200_000,
                 }
             ],
+            "judge": "rules",
+            "settled_by_rules": 0,
+            "sent_to_llm": 0,
         }
     ]
     assert set(result["metrics"]) == {"duration_ms", "rounds", "tokens", "bytes", "cost"}
@@ -456,7 +460,8 @@ def test_live_the_keyword_llm_is_asked_once_only_after_a_zero_match_round_and_th
     assert fake_coupang.search_queries == [LIVE.product_name, "로지텍 MX3S"]
     assert [r["kind"] for r in result["rounds"]] == ["original", "precise"]
     asked = [schema for body in fake_openai.requests for schema in [body["response_format"]["json_schema"]["name"]]]
-    assert asked == ["JudgeAnswer", "RefineAnswer", "JudgeAnswer"]
+    # The rules settle both pages (a case; the model code with nothing against it): the judge LLM is not asked.
+    assert asked == ["RefineAnswer"]
 
 
 @pytest.mark.browser

@@ -1,0 +1,213 @@
+"""How often the judge reports the right lowest price on the labelled corpus (tests/search/judge_corpus/).
+
+    python bench/judge_eval.py                 # the rules judge (no database, no browser)
+    python bench/judge_eval.py --errors        # also every listing the judge got wrong, with its reason
+    python bench/judge_eval.py --llm           # the rules → LLM cascade against a local fake OpenAI endpoint
+
+A page is right when the judge's lowest-priced match is exactly the lowest genuine candidate's price, or
+when it matches nothing where nothing genuine is there. A wrong-price page reported a price that is not the
+lowest genuine one (the worst outcome: a shop would price from it); a missed page reported nothing where a
+genuine listing was there. Listing precision/recall/F1 count the candidates (ads and sold-out listings are
+never candidates). With `--llm`, the real LlmClient (real openai client) talks to tests/fakes/openai_server.py
+on 127.0.0.1 and the output compares today's behaviour (every candidate to the LLM) with the cascade (only
+the candidates the rules leave uncertain). The fake's verdicts are word matching, not a model's: its
+accuracy numbers say nothing about a real model, its candidate and token counts are real.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
+
+from search.judge import judge_listings  # noqa: E402
+from search.listings import Judgement, Listing, ProductQuery  # noqa: E402
+from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
+
+JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
+
+
+@dataclass
+class PageRun:
+    page: CorpusPage
+    judgement: Judgement
+    reported: int | None
+    reported_title: str
+
+    @property
+    def right(self) -> bool:
+        return self.reported == self.page.expected_price
+
+    @property
+    def wrong_price(self) -> bool:
+        return self.reported is not None and self.reported != self.page.expected_price
+
+    @property
+    def missed(self) -> bool:
+        return self.reported is None and self.page.expected_price is not None
+
+
+def run_page(page: CorpusPage, judge: JudgeFn) -> PageRun:
+    candidates = page.candidates
+    listings = [listing.as_listing(position) for position, listing in enumerate(candidates)]
+    judgement = judge(page.product, listings)
+    matched = [listings[verdict.index] for verdict in judgement.verdicts if verdict.same_product]
+    lowest = min(matched, key=lambda listing: listing.price) if matched else None
+    return PageRun(
+        page=page,
+        judgement=judgement,
+        reported=lowest.price if lowest else None,
+        reported_title=lowest.title if lowest else "",
+    )
+
+
+def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False) -> None:
+    pages = len(runs)
+    right = sum(run.right for run in runs)
+    wrong = [run for run in runs if run.wrong_price]
+    missed = [run for run in runs if run.missed]
+    tp = fp = fn = tn = uncertain = 0
+    by_trap: dict[str, Counter] = defaultdict(Counter)
+    wrong_listings = []
+    for run in runs:
+        verdicts = {verdict.index: verdict for verdict in run.judgement.verdicts}
+        for index, listing in enumerate(run.page.candidates):
+            verdict = verdicts.get(index)
+            said = bool(verdict and verdict.same_product)
+            uncertain += bool(verdict and getattr(verdict, "uncertain", False))
+            tp += said and listing.same
+            fp += said and not listing.same
+            fn += not said and listing.same
+            tn += not said and not listing.same
+            trap = listing.trap or ("plain_same" if listing.same else "plain_other")
+            by_trap[trap]["listings"] += 1
+            by_trap[trap]["right" if said == listing.same else "wrong"] += 1
+            if said != listing.same:
+                wrong_listings.append((run.page.name, listing, verdict))
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    listings = sum(len(run.page.listings) for run in runs)
+    candidates = tp + fp + fn + tn
+
+    print(f"== {label}: {pages} pages, {listings} listings ({candidates} candidates)")
+    print(f"page accuracy      {right}/{pages} = {_pct(right, pages)}")
+    print(f"wrong-price pages  {len(wrong)} = {_pct(len(wrong), pages)}")
+    for run in [] if brief else wrong:
+        expected = f"{run.page.expected_price:,}" if run.page.expected_price else "not_found"
+        print(f"    {run.page.name}: reported {run.reported:,} ({run.reported_title}), expected {expected}")
+    print(f"missed pages       {len(missed)} = {_pct(len(missed), pages)}")
+    for run in [] if brief else missed:
+        print(f"    {run.page.name}: reported not_found, expected {run.page.expected_price:,}")
+    print(
+        f"listings           precision {precision:.3f}  recall {recall:.3f}  F1 {f1:.3f}"
+        f"  (tp {tp}, fp {fp}, fn {fn}, tn {tn}; uncertain {uncertain})"
+    )
+    if brief:
+        return
+    print("by trap class      listings  right  wrong")
+    for trap in sorted(by_trap):
+        counts = by_trap[trap]
+        print(f"    {trap:<20} {counts['listings']:>6} {counts['right']:>6} {counts['wrong']:>6}")
+    print("by markup          pages  right")
+    for markup in sorted({run.page.markup for run in runs}):
+        of_markup = [run for run in runs if run.page.markup == markup]
+        print(f"    {markup:<20} {len(of_markup):>3} {sum(run.right for run in of_markup):>6}")
+    if errors and wrong_listings:
+        print("listings judged wrong (label → verdict: reason)")
+        for name, listing, verdict in wrong_listings:
+            reason = verdict.reason if verdict else "no verdict"
+            print(f"    {name}: {listing.title!r} {listing.price:,} same={listing.same} → {reason}")
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "n/a"
+
+
+def rules_judge(product: ProductQuery, candidates: list[Listing]) -> Judgement:
+    return judge_listings(product, candidates, llm=None)
+
+
+def llm_comparison(pages: list[CorpusPage], *, errors: bool) -> None:
+    """Today's behaviour (every candidate to the LLM) against the cascade, on a local fake endpoint."""
+    from search.llm import LlmClient
+    from tests.fakes.openai_server import FakeOpenAI
+
+    fake = FakeOpenAI().start()
+    try:
+        with LlmClient(api_key="judge-eval", base_url=fake.base_url + "/v1", max_retries=0) as llm:
+            every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
+            every_requests = list(fake.judge_requests)
+            fake.reset()
+            cascade = [
+                run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm))
+                for page in pages
+            ]
+            cascade_requests = list(fake.judge_requests)
+    finally:
+        fake.close()
+
+    print()
+    print("NOTE: the fake endpoint judges by word matching, not as a model does: the accuracy below is NOT a real")
+    print("model's. The candidate and token counts are real (the requests the real openai client sent).")
+    report(every, label="every candidate to the LLM (before the cascade)", errors=False, brief=True)
+    report(cascade, label="rules → LLM cascade (after)", errors=False, brief=True)
+
+    candidates = sum(len(run.page.candidates) for run in cascade)
+    sent = sum(_sent(run.judgement) for run in cascade)
+    settled = candidates - sent
+    tokens_before = sum(run.judgement.usage.total for run in every)
+    tokens_after = sum(run.judgement.usage.total for run in cascade)
+    pages_count = len(pages)
+    print()
+    print(f"LLM calls          before {len(every_requests)}  after {len(cascade_requests)} (of {pages_count} pages)")
+    print(f"settled by rules   {settled}/{candidates} candidates = {_pct(settled, candidates)}")
+    print(
+        f"sent to the LLM    before {candidates / pages_count:.2f}  after {sent / pages_count:.2f} candidates per page"
+    )
+    print(
+        f"tokens per search  before {tokens_before / pages_count:,.0f}  after {tokens_after / pages_count:,.0f}"
+        f"  ({_pct(tokens_after, tokens_before)} of before; totals {tokens_before:,} → {tokens_after:,})"
+    )
+    print("per page           candidates  sent  tokens before → after")
+    for before, after in zip(every, cascade, strict=True):
+        print(
+            f"    {after.page.name:<52} {len(after.page.candidates):>4} {_sent(after.judgement):>5}"
+            f"  {before.judgement.usage.total:>6} → {after.judgement.usage.total:>6}"
+        )
+
+
+def _sent(judgement: Judgement) -> int:
+    return sum(1 for verdict in judgement.verdicts if getattr(verdict, "source", "llm") == "llm")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llm", action="store_true", help="also run the rules → LLM cascade on a local fake endpoint")
+    parser.add_argument("--errors", action="store_true", help="list every listing the judge got wrong")
+    args = parser.parse_args(argv)
+
+    pages = load_pages()
+    if not pages:
+        print("the corpus has no pages yet (tests/search/judge_corpus/<category>/*.json)")
+        return 1
+    markups = Counter(page.markup for page in pages)
+    traps = Counter(trap for page in pages for trap in page.traps)
+    print(f"corpus: {len(pages)} pages ({', '.join(f'{m} {n}' for m, n in sorted(markups.items()))})")
+    print("pages per trap class: " + ", ".join(f"{trap} {count}" for trap, count in sorted(traps.items())))
+    report([run_page(page, rules_judge) for page in pages], label="rules judge", errors=args.errors)
+    if args.llm:
+        llm_comparison(pages, errors=args.errors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+"""Read a product name or a listing title the way a Korean marketplace writes it.
+
+A title is cut into what the judge's rules compare: free gifts dropped ("(+케이스 증정)"), the condition
+(중고, 리퍼, S급 …), accessory kinds and "made for" marks (전용, 호환, 교체용, "에어팟용"), brands, model codes
+with their regional and colour suffixes (SM-S928N, SM-S928NZKEKOO), measures (256GB, 500ml, 6인용, 2세대),
+the pack count (1+1 = 2, "5개입, 8개" = 40, x 24, 총 40개; a title stating none sells one unit), colours,
+variants, flavour and line words, model numbers, and the remaining naming words, each in one spelling
+across scripts (갤럭시 → galaxy) so that "갤럭시버즈2프로" and "Galaxy Buds2 Pro" read alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from search.vocabulary import (
+    ACCESSORY_KINDS,
+    BRAND_ALIASES,
+    BRAND_LINES,
+    COLOUR_QUALIFIERS,
+    COLOUR_SUFFIXES,
+    COLOURS,
+    COMPATIBLE_WORDS,
+    CONDITION_WORDS,
+    COUNT_UNITS,
+    GIFT_WORDS,
+    GLUED_UNITS,
+    LARGE_UNITS_MAX,
+    LATIN_COMPOUNDS,
+    LINE_WORDS,
+    MADE_FOR_WORDS,
+    MEASURE_UNITS,
+    NOT_ACCESSORY,
+    NOT_CONDITION,
+    NOT_WEIGHTS,
+    RATING_NOTATIONS,
+    SMALL_UNITS_MIN,
+    STOP_WORDS,
+    TRANSLITERATIONS,
+    VARIANTS,
+)
+
+MIN_CODE_CHARS = 5
+"""A shorter letters-and-digits word (S24, V12) is a model number, not a model code that settles it alone."""
+CODE_SUFFIX_CHARS = 8
+"""Letters a seller may append to a model code for region or colour (SM-S928N → SM-S928NZKEKOO)."""
+
+_HANGUL = "가-힣"
+_BRACKET_GROUP = re.compile(r"\[[^\]]*\]|\([^)]*\)|【[^】]*】|<[^>]*>|\{[^}]*\}|「[^」]*」|〔[^〕]*〕")
+_BRACKETS = re.compile(r"[\[\](){}<>【】「」『』〔〕]")
+_GIFTS = "|".join(GIFT_WORDS)
+# "+ 필름 증정", "+사은품" outside brackets: from the plus sign to the gift word.
+_PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
+# "케이스 증정" without a plus sign: the gift word and up to two words before it that name an accessory.
+_BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
+_RATINGS = re.compile(RATING_NOTATIONS)
+# "150gX10캔", "2Lx6": a multiplication sign glued between a number (or its unit) and the next number.
+_GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))[x×*](?=\d)")
+# "30m30롤": a measure glued to the next number.
+_GLUED_NUMBER = re.compile(r"(\d(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
+_GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
+_PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9{_HANGUL}])")
+# "본품+리필", "본품1+리필1": a cosmetics set of the product and its refill, two units unless counted.
+_WITH_REFILL = re.compile(r"본품\s*(\d*)\s*\+\s*리필\s*(\d*)")
+# A Latin product word glued to its number (book4, buds2): cut apart like 북4 is.
+_LATIN_WORD_NUMBER = re.compile(r"(?<![0-9a-z])([a-z]{3,})(\d+)(?![0-9a-z])")
+_SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_HANGUL}])(?=[0-9a-z])|(?<=[0-9a-z])(?=[{_HANGUL}])")
+_WORD = re.compile(rf"[0-9a-z{_HANGUL}]+(?:[-./][0-9a-z{_HANGUL}]+)*")
+_LATIN_CODE = re.compile(r"[0-9a-z]+(?:[-./][0-9a-z]+)*")
+_GRADE = re.compile(r"(?<![0-9a-z])(?:특)?[sabc]\s*급|(?<![0-9a-z])[ab]\s*grade|(?<![0-9a-z])b품")
+
+
+def _units(units) -> str:
+    """A regex alternative of `units`, longest first, each ending a word unless it is one of GLUED_UNITS."""
+    ordered = sorted(set(units), key=len, reverse=True)
+    glued = [unit for unit in ordered if unit in GLUED_UNITS]
+    free = "|".join(map(re.escape, ordered))
+    ending = rf"(?![0-9a-z{_HANGUL}])"
+    if not glued:
+        return rf"(?:{free}){ending}"
+    return rf"(?:(?:{'|'.join(map(re.escape, glued))})(?![0-9a-z])|(?:{free}){ending})"
+
+
+_MEASURE = re.compile(
+    r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
+)
+_COUNT = re.compile(
+    r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
+)
+_TOTAL_COUNT = re.compile(
+    r"총\s*(\d+)\s*(?:" + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True)) + ")?입?"
+)
+_TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
+_PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
+# "<word>용": made for that word (에어팟용, S24용) when the word is a product's own word or a model number.
+_MADE_FOR_SUFFIX = re.compile(rf"([0-9a-z{_HANGUL}]+)용(?![{_HANGUL}])")
+# One-syllable endings a product word takes when glued (라임향, 흑미밥, 밴드형): split off before reading.
+_SUFFIX_SYLLABLES = frozenset("향맛밥형색면")
+_TIMES_SIGNS = frozenset({"x", "×"})
+_LATIN_WORDS = frozenset(word for word in TRANSLITERATIONS.values() if word.isascii() and word.isalpha())
+
+_COLOUR_FORMS = {
+    name: frozenset(spelling + suffix for spelling in spellings for suffix in COLOUR_SUFFIXES)
+    for name, spellings in COLOURS.items()
+}
+_COLOUR_WORDS = frozenset().union(*_COLOUR_FORMS.values())
+_VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
+_VARIANT_WORDS = frozenset().union(*_VARIANT_FORMS.values())
+_LINE_WORDS = frozenset(LINE_WORDS)
+_BRAND_WORDS = frozenset(alias for aliases in BRAND_ALIASES for alias in aliases if " " not in alias)
+# Words a glued Hangul word may be cut into (갤럭시버즈 → 갤럭시 버즈, 필립스정품 → 필립스 정품).
+_KNOWN_HANGUL = frozenset(
+    word
+    for word in (*TRANSLITERATIONS, *LINE_WORDS, *_BRAND_WORDS, *_COLOUR_WORDS, *STOP_WORDS, *COLOUR_QUALIFIERS)
+    if re.fullmatch(f"[{_HANGUL}]{{2,}}", word)
+)
+_ACCESSORY_PATTERNS = tuple(
+    (
+        kind,
+        spelling,
+        re.compile(rf"(?<![a-z]){re.escape(spelling)}(?![a-z])" if spelling.isascii() else re.escape(spelling)),
+    )
+    for kind, spellings in ACCESSORY_KINDS.items()
+    for spelling in spellings
+)
+
+
+@dataclass
+class Title:
+    """What a product name or a listing title says, normalised (see the module docstring)."""
+
+    text: str
+    words: list[str]
+    """Naming words in one spelling (갤럭시 → galaxy), measures and counts cut out."""
+    compact: str
+    """The words joined without spaces: a glued word is found in it (갤럭시북4 → galaxybook4)."""
+    raw_compact: str = ""
+    """The title's own spelling without spaces (라이트스탠다드, where the words say lite)."""
+    spellings: dict[str, set[str]] = field(default_factory=dict)
+    """Each word's spellings in the title (lite → 라이트)."""
+    codes: dict[str, str] = field(default_factory=dict)
+    """Model-code candidates, compacted (sm-s928n → sms928n), cut at separators (nt940xgk-k51a → nt940xgk) and
+    with neighbours joined (sm s928n → sms928n), each → the way the title writes it."""
+    full_codes: list[str] = field(default_factory=list)
+    """Each Latin letters-and-digits word whole, compacted."""
+    separated_numbers: set[str] = field(default_factory=set)
+    """Numbers written with a separator, as a code is (203591-060 → 203591060)."""
+    measures: dict[str, set[float]] = field(default_factory=dict)
+    pack_count: int = 1
+    colours: set[str] = field(default_factory=set)
+    variants: set[str] = field(default_factory=set)
+    lines: set[str] = field(default_factory=set)
+    condition: str | None = None
+    accessory_kinds: dict[str, str] = field(default_factory=dict)
+    """Accessory kind → the word that showed it."""
+    compatible: str | None = None
+    """호환: a third-party item made to fit."""
+    made_for: list[str] = field(default_factory=list)
+    """전용 / 교체용 / 리필, or the stems of "<word>용" (에어팟용 → 에어팟)."""
+    brand_groups: set[int] = field(default_factory=set)
+    """Indexes into BRAND_ALIASES of the brands the title names outright."""
+    line_brands: set[int] = field(default_factory=set)
+    """Brands implied by a product line only they sell (갤럭시 → 삼성)."""
+    model_numbers: set[str] = field(default_factory=set)
+    """Words with a digit that are not a measure or a count (s24, 15, sm-s928n)."""
+    core_words: list[str] = field(default_factory=list)
+    """Words that identify the product: no brand, colour, variant, stop word or one-letter word."""
+
+
+def normalise(text: str) -> str:
+    """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
+    text = unicodedata.normalize("NFKC", text or "").casefold()
+    text = _RATINGS.sub(" ", _BRACKETS.sub(" ", text))
+    text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 x ", text))
+    text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
+    for spaced, joined in LATIN_COMPOUNDS.items():
+        text = text.replace(spaced, joined)
+    text = _LATIN_WORD_NUMBER.sub(
+        lambda m: f"{m.group(1)} {m.group(2)}" if m.group(1) in _LATIN_WORDS else m.group(0), text
+    )
+    return _SCRIPT_BOUNDARY.sub(" ", text)
+
+
+def compact(text: str) -> str:
+    """Letters and digits only: `SM-S928N`, `sm s928n` and `SMS928N` all become `sms928n`."""
+    return re.sub(rf"[^0-9a-z{_HANGUL}]", "", unicodedata.normalize("NFKC", text or "").casefold())
+
+
+def without_gifts(raw: str) -> str:
+    """The title without its free gifts: bracketed notes naming a gift, "+ … 증정", "케이스 증정"."""
+    text = unicodedata.normalize("NFKC", raw or "").casefold()
+    text = _BRACKET_GROUP.sub(lambda group: " " if _names_gift(group.group(0)) else group.group(0), text)
+    text = _PLUS_GIFT.sub(" ", text)
+    return _BARE_GIFT.sub(_drop_bare_gift, text)
+
+
+def _names_gift(note: str) -> bool:
+    return any(word in note for word in GIFT_WORDS) or note[1:].lstrip().startswith("+")
+
+
+def _drop_bare_gift(match: re.Match) -> str:
+    words = match.group(0).split()
+    # Keep the words before the gift that are not accessories: they still describe the product.
+    kept = [word for word in words[:-1] if not any(spelling in word for _, spelling, _ in _ACCESSORY_PATTERNS)]
+    return " " + " ".join(kept) + " "
+
+
+@lru_cache(maxsize=4096)
+def segments(word: str) -> tuple[str, ...]:
+    """A word cut where it glues known words, in its own spelling (갤럭시버즈 → 갤럭시, 버즈)."""
+    if word in TRANSLITERATIONS or word in _BRAND_WORDS or not re.fullmatch(f"[{_HANGUL}]{{3,}}", word):
+        return (word,)
+    for size in range(len(word) - 1, 1, -1):
+        head, rest = word[:size], word[size:]
+        if head in _KNOWN_HANGUL and (
+            rest in _KNOWN_HANGUL or rest in TRANSLITERATIONS or rest in _SUFFIX_SYLLABLES or len(segments(rest)) > 1
+        ):
+            return (*segments(head), *segments(rest))
+    for size in range(len(word) - 2, 1, -1):
+        # A flavour glued in front of the product (김치왕교자, 바나나우유) is a word of its own.
+        head, rest = word[:size], word[size:]
+        if head in _LINE_WORDS and len(rest) >= 2:
+            return (*segments(head), *segments(rest))
+    for size in range(len(word) - 2, 1, -1):
+        head, tail = word[: len(word) - size], word[len(word) - size :]
+        if tail in _KNOWN_HANGUL and len(head) >= 2 and (tail in _LINE_WORDS or tail in TRANSLITERATIONS):
+            return (*segments(head), *segments(tail))
+    return (word,)
+
+
+def canonical(word: str) -> tuple[str, ...]:
+    """A word in the rules' one spelling, cut where it glues known words (갤럭시버즈 → galaxy, buds)."""
+    return tuple(TRANSLITERATIONS.get(piece, piece) for piece in segments(word))
+
+
+def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[str] = frozenset()) -> Title:
+    """Read a product name or a listing title into the parts the rules compare.
+
+    `product_words` are the product's own naming words: "<word>용" is an item made for the product only when
+    <word> is one of them or a model number (에어팟용 yes, 가정용 no).
+    """
+    plain = without_gifts(raw)
+    text = normalise(plain)
+    condition = _condition(text)
+    measures: dict[str, set[float]] = {}
+    for match in _MEASURE.finditer(text):
+        value, unit = float(match.group(1)), match.group(2)
+        if unit == "g" and match.group(0).replace(" ", "") in NOT_WEIGHTS:
+            continue
+        dimension, scale = MEASURE_UNITS.get(unit, ("generation", 1))
+        measures.setdefault(dimension, set()).add(round(value * scale, 3))
+    rest = _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
+    pack_count, rest = _pack_count(rest)
+    pack_count = _restated(plain, pack_count)
+
+    words: list[str] = []
+    spellings: dict[str, set[str]] = {}
+    for word in _words(rest):
+        if word in _TIMES_SIGNS:
+            continue
+        for piece in segments(word):
+            spelled = TRANSLITERATIONS.get(piece, piece)
+            words.append(spelled)
+            spellings.setdefault(spelled, set()).add(piece)
+    brand_words = set(_WORD.findall(normalise(brand or "")))
+    brand_groups = brand_groups_of(words, rest)
+    brand_group_words = {alias for group in brand_groups for alias in BRAND_ALIASES[group]}
+    word_set = frozenset(words)
+    compatible = next((word for word in COMPATIBLE_WORDS if _has_word(text, word)), None)
+    made_for = [MADE_FOR_WORDS.get(word, word) for word in MADE_FOR_WORDS if _has_word(text, word)]
+    made_for += _made_for_stems(plain, product_words)
+    core_words = [
+        word
+        for word in words
+        if word not in brand_words
+        and word not in brand_group_words
+        and word not in _COLOUR_WORDS
+        and word not in COLOUR_QUALIFIERS
+        and word not in _VARIANT_WORDS
+        and word not in STOP_WORDS
+        and word not in ("전용", "교체용")
+        and word not in COMPATIBLE_WORDS
+        # One Latin letter or digit names a model (제로S, MX Keys S); one Hangul syllable does not.
+        and (len(word) > 1 or word.isascii())
+    ]
+    return Title(
+        text=text,
+        words=words,
+        compact="".join(compact(word) for word in words),
+        raw_compact=compact(text),
+        spellings=spellings,
+        codes=_code_candidates(rest),
+        full_codes=[compact(token) for token in _LATIN_CODE.findall(rest)],
+        separated_numbers={
+            compact(token) for token in _LATIN_CODE.findall(rest) if re.fullmatch(r"\d+(?:-\d+)+", token)
+        },
+        measures=measures,
+        pack_count=pack_count,
+        colours={name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)},
+        variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
+        lines=set(_LINE_WORDS & word_set),
+        condition=condition,
+        accessory_kinds=_accessory_kinds(text, brand_words | brand_group_words),
+        compatible=compatible,
+        made_for=made_for,
+        brand_groups=brand_groups,
+        line_brands={group for group, lines in _LINE_BRANDS.items() if not word_set.isdisjoint(lines)},
+        model_numbers={word for word in words if any(char.isdigit() for char in word)},
+        core_words=core_words,
+    )
+
+
+def _words(text: str) -> list[str]:
+    """The words of a text; a slash between Hangul words lists choices (블랙/화이트), it does not join a code."""
+    words = []
+    for word in _WORD.findall(text):
+        words.extend(word.split("/") if "/" in word and re.search(f"[{_HANGUL}]", word) else [word])
+    return words
+
+
+def _condition(text: str) -> str | None:
+    """The word that shows a used, refurbished, display or returned unit, if any."""
+    grade = _GRADE.search(text)
+    if grade:
+        return grade.group(0).replace(" ", "")
+    cleaned = text
+    for word in NOT_CONDITION:
+        cleaned = cleaned.replace(word, " ")
+    for word in CONDITION_WORDS:
+        if (word in cleaned) if not word.isascii() else re.search(rf"(?<![a-z]){word}(?![a-z])", cleaned):
+            return word
+    if re.search(r"(?<![a-z])open\s*box(?![a-z])", cleaned):
+        return "open box"
+    return None
+
+
+def _pack_count(text: str) -> tuple[int, str]:
+    """Units sold (the product of every count; "총 N" overrides) and the text with the counts cut out."""
+    total = _TOTAL_COUNT.search(text)
+    counts = []
+    for match in _COUNT.finditer(text):
+        number, unit = int(match.group(1)), match.group(2).removesuffix("입") or match.group(2)
+        if number >= SMALL_UNITS_MIN.get(unit, 0) and number <= LARGE_UNITS_MAX.get(unit, number):
+            counts.append(number)
+    in_set = [int(match.group(1) or 1) + int(match.group(2) or 1) for match in _WITH_REFILL.finditer(text)]
+    # "6개입 x 2팩": the "x" before a counted number is not a second count of it.
+    rest = _WITH_REFILL.sub(" 본품 리필 ", _COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text)))
+    # "본품+리필 15g x 2" says the set's two units again.
+    counts += in_set + [int(m.group(1)) for m in _TIMES_COUNT.finditer(rest) if int(m.group(1)) not in in_set]
+    counts += [sum(int(part) for part in match.group(1).split("+")) for match in _PLUS_COUNT.finditer(rest)]
+    rest = _PLUS_COUNT.sub(" ", _TIMES_COUNT.sub(" ", rest))
+    if total:
+        return int(total.group(1)), rest
+    return (math.prod(count for count in counts if count > 0) if counts else 1), rest
+
+
+def _restated(plain: str, pack_count: int) -> int:
+    """The count once when a bracket only breaks it down: "120매 (40매x3팩)", "12병 (6병x2묶음)"."""
+    notes = _BRACKET_GROUP.findall(plain)
+    if not notes:
+        return pack_count
+    outside = _pack_count(_measureless(_BRACKET_GROUP.sub(" ", plain)))[0]
+    for note in notes:
+        inside = _pack_count(_measureless(note))[0]
+        if inside > 1 and inside == outside:
+            return outside
+    return pack_count
+
+
+def _measureless(raw: str) -> str:
+    text = normalise(raw)
+    return _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
+
+
+def _has_word(text: str, word: str) -> bool:
+    return bool(re.search(rf"(?<![a-z]){word}(?![a-z])", text)) if word.isascii() else word in text
+
+
+def _made_for_stems(plain: str, product_words: frozenset[str]) -> list[str]:
+    stems = []
+    for match in _MADE_FOR_SUFFIX.finditer(normalise_for_suffix(plain)):
+        stem = match.group(1)
+        if re.search(f"\\d[{_HANGUL}]{{1,2}}$", stem):
+            continue  # a number and its unit: 6인용 is a size for six, not an item made for something
+        last = _WORD.findall(normalise(stem))[-1:] or [stem]
+        pieces = canonical(last[0])
+        if any(char.isdigit() for char in stem) or re.search("[a-z]", stem) or product_words & set(pieces):
+            stems.append(stem + "용")
+    return stems
+
+
+def normalise_for_suffix(text: str) -> str:
+    return _BRACKETS.sub(" ", unicodedata.normalize("NFKC", text or "").casefold())
+
+
+def _accessory_kinds(text: str, brand_words: set[str]) -> dict[str, str]:
+    """The accessory kinds a text names (a brand holding an accessory word, 후지필름, does not count)."""
+    for word in (*brand_words, *NOT_ACCESSORY):
+        text = text.replace(word, " ")
+    kinds: dict[str, str] = {}
+    for kind, spelling, pattern in _ACCESSORY_PATTERNS:
+        if spelling in text and pattern.search(text):
+            kinds.setdefault(kind, spelling)
+    return kinds
+
+
+def brand_groups_of(words: list[str], text: str = "") -> set[int]:
+    """The brands named outright, as indexes into BRAND_ALIASES (a word starting with one counts: 테팔공식)."""
+    joined = " " + " ".join(words) + " "
+    spaced = " " + text + " "
+    groups = set()
+    for group, aliases in enumerate(BRAND_ALIASES):
+        for alias in aliases:
+            # An alias with a space or a sign (round lab, rom&nd, dr.forhair) is looked for in the text itself.
+            if f" {alias} " in joined or (not alias.isalnum() and f" {alias} " in spaced):
+                groups.add(group)
+                break
+    return groups
+
+
+def _code_candidates(text: str) -> dict[str, str]:
+    """Latin letters-and-digits words, compacted, each also cut at its separators and joined to its neighbours;
+    each mapped to the way the title writes it."""
+    tokens = _LATIN_CODE.findall(text)
+    found: dict[str, str] = {}
+    for token in tokens:
+        parts = re.split(r"[-./]", token)
+        for end in range(len(parts)):
+            written = "-".join(parts[: end + 1]) if end < len(parts) - 1 else token
+            found.setdefault(compact("".join(parts[: end + 1])), written)
+    for first, second in itertools.pairwise(tokens):
+        found.setdefault(compact(first + second), f"{first} {second}")
+    found.pop("", None)
+    return found
+
+
+def is_code_like(word: str) -> bool:
+    """Letters and digits together (s928n, 1000xm5)."""
+    return any(char.isdigit() for char in word) and any(char.isalpha() for char in word)
+
+
+def is_model_code(word: str) -> bool:
+    """Letters and digits long enough to name one model (SM-S928N, WH-1000XM5), not a series number (S24)."""
+    code = compact(word)
+    return is_code_like(code) and len(code) >= MIN_CODE_CHARS and not is_qualifier(word)
+
+
+def is_qualifier(word: str) -> bool:
+    """A word that narrows a product without naming it: colour, capacity or size, pack count (블랙, 256GB, 6개)."""
+    folded = normalise(word).strip(" ,;:/")
+    if not folded:
+        return False
+    if folded in _COLOUR_WORDS or folded in COLOUR_QUALIFIERS:
+        return True
+    whole = (_MEASURE, _COUNT, _TIMES_COUNT, _PLUS_COUNT)
+    return folded not in NOT_WEIGHTS and any(pattern.fullmatch(folded) for pattern in whole)
+
+
+def is_variant(word: str) -> bool:
+    return any(piece in _VARIANT_WORDS for piece in canonical(normalise(word).strip()))
+
+
+def _line_brands() -> dict[int, frozenset[str]]:
+    groups = {}
+    for group, aliases in enumerate(BRAND_ALIASES):
+        lines = BRAND_LINES.get(aliases[0])
+        if lines:
+            groups[group] = frozenset(piece for line in lines for piece in canonical(line))
+    return groups
+
+
+_LINE_BRANDS = _line_brands()

@@ -1,0 +1,197 @@
+"""The judge's labelled corpus (tests/search/judge_corpus/, described in its README): load and check its pages.
+
+Used by bench/judge_eval.py and by the pipeline tests that serve corpus pages through the fake Coupang.
+A page that contradicts itself (an expected price no genuine candidate has, an unknown key, a trap name
+outside the vocabulary) is refused with the file and the field named, so a labelling slip never counts as a
+judge's miss.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from search.listings import Listing, ProductQuery
+
+CORPUS_DIR = Path(__file__).resolve().parent / "judge_corpus"
+
+PAGE_KEYS = frozenset({"product", "markup", "category", "traps", "note", "listings", "expected"})
+PRODUCT_KEYS = frozenset({"product_name", "brand", "model_code", "price"})
+RENDERED_KEYS = frozenset({"title", "price", "seller", "rocket", "sold_out", "ad", "original_price", "unit_price_text"})
+LABEL_KEYS = frozenset({"same", "trap"})
+MARKUPS = frozenset({"current", "legacy"})
+TRAPS = frozenset(
+    {
+        "condition",
+        "accessory",
+        "accessory_with_code",
+        "sibling_model",
+        "capacity",
+        "pack_count",
+        "pack_arithmetic",
+        "flavour_line",
+        "colour",
+        "other_brand",
+        "cross_script",
+        "word_variant",
+        "gift",
+        "ad",
+        "sold_out",
+    }
+)
+
+
+class CorpusError(ValueError):
+    """A corpus page that is not well formed or contradicts its own labels."""
+
+
+@dataclass(frozen=True)
+class CorpusListing:
+    title: str
+    price: int
+    same: bool
+    trap: str | None
+    ad: bool
+    sold_out: bool
+    rendered: dict
+    """The keys the fake marketplace renders (the labels stripped)."""
+
+    @property
+    def is_candidate(self) -> bool:
+        return not self.ad and not self.sold_out
+
+    def as_listing(self, position: int) -> Listing:
+        return Listing(
+            title=self.title,
+            price=self.price,
+            url=f"https://www.coupang.com/vp/products/{9_000_000 + position}",
+            seller=self.rendered.get("seller"),
+            rocket=bool(self.rendered.get("rocket")),
+            sold_out=self.sold_out,
+            ad=self.ad,
+        )
+
+
+@dataclass(frozen=True)
+class CorpusPage:
+    path: Path
+    product: ProductQuery
+    markup: str
+    category: str
+    traps: tuple[str, ...]
+    listings: tuple[CorpusListing, ...]
+    expected_outcome: str
+    expected_price: int | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.stem}"
+
+    @property
+    def candidates(self) -> list[CorpusListing]:
+        return [listing for listing in self.listings if listing.is_candidate]
+
+    def rendered_listings(self) -> list[dict]:
+        """The listings as `fake_coupang.set_results` takes them (no labels)."""
+        return [dict(listing.rendered) for listing in self.listings]
+
+
+def corpus_files(root: Path = CORPUS_DIR) -> list[Path]:
+    return sorted(root.glob("*/*.json"))
+
+
+def load_pages(root: Path = CORPUS_DIR) -> list[CorpusPage]:
+    """Every page of the corpus, checked; CorpusError names the first bad file."""
+    return [load_page(path) for path in corpus_files(root)]
+
+
+def load_page(path: Path) -> CorpusPage:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorpusError(f"{path}: not readable JSON: {exc}") from exc
+    return _page(path, data)
+
+
+def _fail(path: Path, message: str) -> CorpusError:
+    return CorpusError(f"{path.parent.name}/{path.name}: {message}")
+
+
+def _page(path: Path, data: object) -> CorpusPage:
+    if not isinstance(data, dict):
+        raise _fail(path, "a page is a JSON object")
+    unknown = set(data) - PAGE_KEYS
+    if unknown:
+        raise _fail(path, f"unknown keys {sorted(unknown)}")
+    product = data.get("product")
+    if not isinstance(product, dict) or not str(product.get("product_name") or "").strip():
+        raise _fail(path, "product.product_name is required")
+    if set(product) - PRODUCT_KEYS:
+        raise _fail(path, f"unknown product keys {sorted(set(product) - PRODUCT_KEYS)}")
+    markup = data.get("markup")
+    if markup not in MARKUPS:
+        raise _fail(path, f"markup must be one of {sorted(MARKUPS)}, not {markup!r}")
+    traps = data.get("traps") or []
+    if not isinstance(traps, list) or set(traps) - TRAPS:
+        raise _fail(path, f"traps outside the vocabulary: {sorted(set(traps) - TRAPS)}")
+    raw_listings = data.get("listings")
+    if not isinstance(raw_listings, list) or not raw_listings:
+        raise _fail(path, "listings must be a non-empty list")
+    listings = tuple(_listing(path, position, raw) for position, raw in enumerate(raw_listings))
+
+    expected = data.get("expected")
+    if not isinstance(expected, dict) or expected.get("outcome") not in ("found", "not_found"):
+        raise _fail(path, "expected.outcome must be found or not_found")
+    if set(expected) - {"outcome", "price"}:
+        raise _fail(path, f"unknown expected keys {sorted(set(expected) - {'outcome', 'price'})}")
+    genuine = [listing.price for listing in listings if listing.same and listing.is_candidate]
+    lowest = min(genuine) if genuine else None
+    if expected["outcome"] == "found" and expected.get("price") != lowest:
+        raise _fail(path, f"expected.price {expected.get('price')} is not the lowest genuine candidate's ({lowest})")
+    if expected["outcome"] == "not_found" and lowest is not None:
+        raise _fail(path, f"expected not_found, but a genuine candidate costs {lowest}")
+    return CorpusPage(
+        path=path,
+        product=ProductQuery(
+            product_code=f"CORPUS-{path.stem}",
+            product_name=str(product["product_name"]),
+            brand=product.get("brand") or None,
+            model_code=product.get("model_code") or None,
+            price=product.get("price"),
+        ),
+        markup=markup,
+        category=str(data.get("category") or ""),
+        traps=tuple(traps),
+        listings=listings,
+        expected_outcome=expected["outcome"],
+        expected_price=lowest if expected["outcome"] == "found" else None,
+    )
+
+
+def _listing(path: Path, position: int, raw: object) -> CorpusListing:
+    where = f"listings[{position}]"
+    if not isinstance(raw, dict):
+        raise _fail(path, f"{where} is not an object")
+    unknown = set(raw) - RENDERED_KEYS - LABEL_KEYS
+    if unknown:
+        raise _fail(path, f"{where}: unknown keys {sorted(unknown)}")
+    if not isinstance(raw.get("title"), str) or not raw["title"].strip():
+        raise _fail(path, f"{where}.title is required")
+    price = raw.get("price")
+    if isinstance(price, bool) or not isinstance(price, int) or price <= 0:
+        raise _fail(path, f"{where}.price must be a positive whole number of won")
+    if not isinstance(raw.get("same"), bool):
+        raise _fail(path, f"{where}.same must be true or false")
+    trap = raw.get("trap")
+    if trap is not None and trap not in TRAPS:
+        raise _fail(path, f"{where}.trap {trap!r} is outside the vocabulary")
+    return CorpusListing(
+        title=raw["title"],
+        price=price,
+        same=raw["same"],
+        trap=trap,
+        ad=bool(raw.get("ad")),
+        sold_out=bool(raw.get("sold_out")),
+        rendered={key: value for key, value in raw.items() if key in RENDERED_KEYS},
+    )
