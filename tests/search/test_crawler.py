@@ -141,13 +141,13 @@ def test_a_session_pays_for_gzipped_html_on_the_wire_and_for_the_sites_scripts_o
     document = render_current(QUERY, items).encode()
 
     with Crawler(request_budget=10, worker_id="warm") as crawler:
-        crawler.fetch(source, QUERY)
+        first = crawler.fetch(source, QUERY)
         # The page is read as it arrives, before the tab asks for its scripts and stylesheets; let them land
         # in the session's cache (the next navigation would cut them short). A page handed to the tab whole
         # may ask for one twice (its preload scanner and its parser at once): the first page pays for that.
         assert wait_for(lambda: assets_settled(fake_marketplace)), fake_marketplace.resource_hits
         first_page = fake_marketplace.resource_hits
-        crawler.fetch(source, QUERY)
+        second = crawler.fetch(source, QUERY)
         served = fake_marketplace.bytes_served_by_kind
         third = crawler.fetch(source, QUERY)
 
@@ -159,8 +159,14 @@ def test_a_session_pays_for_gzipped_html_on_the_wire_and_for_the_sites_scripts_o
     html_on_the_wire = fake_marketplace.bytes_served_by_kind["search"] - served["search"]
     assert html_on_the_wire < len(document) / 3  # the marketplace sent it gzipped
     assert fake_marketplace.bytes_served - served.total() == html_on_the_wire  # nothing else was fetched
-    # What the crawler counts is what crossed the wire (encoded body plus headers), not the decoded page.
-    assert html_on_the_wire <= third.bytes < html_on_the_wire + 2_000
+    # What the crawler counts is what crossed the wire (encoded bodies plus headers), not the decoded pages. A
+    # page is read as it arrives, so what a request still reports after the read is charged to the session's
+    # next page (search/crawler.py, _ByteMeter): under load part of one page's bill lands on the next. The
+    # promise is the session's sum: every byte served billed once, plus each response's headers.
+    billed = first.bytes + second.bytes + third.bytes
+    responses = sum(hits.values())
+    assert fake_marketplace.bytes_served <= billed < fake_marketplace.bytes_served + 1_000 * responses
+    assert third.bytes >= html_on_the_wire
 
 
 def test_a_list_the_page_renders_after_it_loads_is_still_read(crawler, source, fake_marketplace):
