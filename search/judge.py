@@ -187,6 +187,12 @@ def judge_title(wanted: Product, index: int, listing: Title) -> tuple[Verdict, b
         return reject(said)
     other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
     can_be_left_out = KIND_WORDS | PLAIN_WORDS
+    if not core:
+        # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title that
+        # names one (그린 무라벨, 스파클링) may be another product of the brand, and no word of ours can tell.
+        named = [word for word in listing.core_words if word not in can_be_left_out and not _word_found(word, name)]
+        if named:
+            return uncertain(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
     if missing and (other_kinds or not all(word in can_be_left_out for word in missing) or found == 0):
         return uncertain(f"{said}, missing {' '.join(missing[:3])}")
     if wanted.brand_in_name and not ours_named and not (wanted.brand_groups & listing.line_brands):

@@ -18,6 +18,10 @@ WATER = ProductQuery(product_code="W-1", product_name="제주 삼다수 2L 6개"
 RAMEN = ProductQuery(product_code="R-1", product_name="농심 신라면 120g 5개", brand="농심")
 CHARGER = ProductQuery(product_code="C-1", product_name="삼성 25W 초고속 충전기 EP-TA800", brand="삼성")
 CAMERA = ProductQuery(product_code="F-1", product_name="후지필름 X-T5 바디", brand="후지필름")
+ROBOT = ProductQuery(product_code="RB-1", product_name="로보락 S8 MaxV Ultra 로봇청소기", brand="로보락")
+SAMDASOO = ProductQuery(product_code="SD-1", product_name="제주삼다수 2L 12개", brand="제주삼다수")
+MACBOOK = ProductQuery(product_code="MB-1", product_name="애플 맥북 프로 14 M3 Pro 512GB 스페이스 블랙", brand="Apple")
+JIN = ProductQuery(product_code="JR-1", product_name="오뚜기 진라면 매운맛 120g 20개", brand="오뚜기")
 
 
 def listing(title: str, price: int = 10_000) -> Listing:
@@ -231,6 +235,29 @@ HELD_OUT = [
     (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 30m 30롤 2팩", False),
     (TISSUE, "크리넥스 3겹 데코앤소프트 화장지 27m 30롤", False),
     (TISSUE, "깨끗한나라 3겹 데코앤소프트 화장지 30m 30롤", False),
+    # Probed by the lead after the rewrite, on products neither the corpus nor these lists had.
+    (ROBOT, "로보락 S8 MaxV Ultra 로봇청소기 물걸레 자동세척 국내정품", True),
+    (ROBOT, "로보락 S8 Pro Ultra 로봇청소기", False),
+    (ROBOT, "로보락 S8 MaxV Ultra 호환 소모품 세트 사이드브러쉬 필터 물걸레", False),
+    (ROBOT, "[리퍼] 로보락 S8 MaxV Ultra 로봇청소기", False),
+    (ROBOT, "로보락 Q8 Max 로봇청소기", False),
+    (SAMDASOO, "제주삼다수 2L, 12개", True),
+    (SAMDASOO, "제주삼다수 2L, 6개", False),
+    (SAMDASOO, "제주삼다수 500ml, 20개", False),
+    (SAMDASOO, "아이시스 8.0 2L, 12개", False),
+    # The miss that probe found: a name of brand, size and count only was matched to another line of the brand.
+    (SAMDASOO, "제주삼다수 그린 무라벨 2L 12개", False),
+    (MACBOOK, "Apple 2023 맥북 프로 14 M3 Pro 11코어 512GB 스페이스 블랙", True),
+    (MACBOOK, "Apple 2023 맥북 프로 14 M3 512GB 스페이스 그레이", False),
+    (MACBOOK, "Apple 2023 맥북 프로 16 M3 Pro 512GB 스페이스 블랙", False),
+    (MACBOOK, "맥북 프로 14 M3 Pro 전용 키스킨 실리콘 키보드 커버", False),
+    (MACBOOK, "[중고 A급] 맥북프로 14 M3 Pro 512GB 스페이스블랙", False),
+    (MACBOOK, "Apple 2023 맥북 프로 14 M3 Pro 1TB 스페이스 블랙", False),
+    (JIN, "오뚜기 진라면 매운맛 120g, 20개", True),
+    (JIN, "오뚜기 진라면 순한맛 120g, 20개", False),
+    (JIN, "오뚜기 진라면 매운맛 컵 65g, 12개", False),
+    (JIN, "오뚜기 진라면 매운맛 120g, 5개입, 4개", True),
+    (JIN, "오뚜기 진라면 매운맛 120g, 40개", False),
 ]
 
 
