@@ -766,26 +766,24 @@ def counts(*, owner_id: int | None = None) -> dict[str, int]:
 
 def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
     """The ops snapshot (only `owner_id`'s jobs when given); DONE is estimated on very large tables."""
-    if owner_id is not None:
-        return _owner_snapshot(owner_id)
+    params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
     with observing() as alias:
-        (
-            pending,
-            running,
-            dead,
-            dead_last_hour,
-            stuck,
-            oldest,
-            deadline_kills,
-            cost,
-            done_last_hour,
-        ) = _run(SNAPSHOT_SQL, {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds()}, using=alias)[0]
+        if owner_id is not None:
+            row = _run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
+            done = count_rows(Job.objects.using(alias).filter(owner_id=owner_id, status=JobStatus.DONE))
+            return _ops_snapshot(row, done=done.count, done_is_estimate=done.is_estimate)
+        row = _run(SNAPSHOT_SQL, params, using=alias)[0]
+        pending, running, dead = row[:3]
         estimated_rows = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0]
         if estimated_rows > EXACT_DONE_COUNT_LIMIT:
-            done, estimate = max(0, estimated_rows - pending - running - dead), True
-        else:
-            done = Job.objects.using(alias).filter(status=JobStatus.DONE).count()
-            estimate = False
+            return _ops_snapshot(row, done=max(0, estimated_rows - pending - running - dead), done_is_estimate=True)
+        done = Job.objects.using(alias).filter(status=JobStatus.DONE).count()
+    return _ops_snapshot(row, done=done, done_is_estimate=False)
+
+
+def _ops_snapshot(row: tuple, *, done: int, done_is_estimate: bool) -> OpsSnapshot:
+    """An OpsSnapshot from a row of SNAPSHOT_SQL or OWNER_SNAPSHOT_SQL and the DONE count taken beside it."""
+    pending, running, dead, dead_last_hour, stuck, oldest, deadline_kills, cost, done_last_hour = row
     return OpsSnapshot(
         pending=pending,
         running=running,
@@ -797,29 +795,7 @@ def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
         deadline_kills_last_hour=deadline_kills,
         cost_last_hour_usd=float(cost),
         done_last_hour=done_last_hour,
-        done_is_estimate=estimate,
-    )
-
-
-def _owner_snapshot(owner_id: int) -> OpsSnapshot:
-    """The ops snapshot of one owner's jobs; DONE is estimated past EXACT_COUNT_LIMIT of them."""
-    with observing() as alias:
-        params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
-        row = _run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
-        done = count_rows(Job.objects.using(alias).filter(owner_id=owner_id, status=JobStatus.DONE))
-    pending, running, dead, dead_last_hour, stuck, oldest, deadline_kills, cost, done_last_hour = row
-    return OpsSnapshot(
-        pending=pending,
-        running=running,
-        done=done.count,
-        dead=dead,
-        dead_last_hour=dead_last_hour,
-        stuck=stuck,
-        oldest_pending_seconds=float(oldest) if oldest is not None else None,
-        deadline_kills_last_hour=deadline_kills,
-        cost_last_hour_usd=float(cost),
-        done_last_hour=done_last_hour,
-        done_is_estimate=done.is_estimate,
+        done_is_estimate=done_is_estimate,
     )
 
 
