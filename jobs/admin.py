@@ -85,10 +85,7 @@ class OwnerFilter(admin.SimpleListFilter):
 
 
 def _owner_name(owner_id: int | None) -> str | None:
-    directory = owners.directory()
-    if owner_id is None or directory is None:
-        return None
-    return directory.names([owner_id]).get(owner_id)
+    return owners.names([owner_id]).get(owner_id)
 
 
 class JobChangeList(ChangeList):
@@ -99,9 +96,7 @@ class JobChangeList(ChangeList):
     def get_results(self, request):
         super().get_results(request)
         # The owners' names of the whole page in one query, not one per row.
-        directory = owners.directory()
-        ids = {job.owner_id for job in self.result_list if job.owner_id is not None}
-        names = directory.names(ids) if directory is not None and ids else {}
+        names = owners.names(job.owner_id for job in self.result_list)
         for job in self.result_list:
             job.owner_name = names.get(job.owner_id)
 

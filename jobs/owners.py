@@ -7,7 +7,7 @@ admin can show names and filter by owner without importing that app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 
@@ -33,3 +33,10 @@ def register(directory: OwnerDirectory) -> None:
 def directory() -> OwnerDirectory | None:
     """The registered directory, or None when no app gives jobs owners."""
     return _directory
+
+
+def names(ids: Iterable[int | None]) -> dict[int, str]:
+    """The names of the given owner ids (None and unknown ids left out); empty when no directory is registered."""
+    wanted = {owner_id for owner_id in ids if owner_id is not None}
+    registered = directory()
+    return registered.names(wanted) if registered is not None and wanted else {}

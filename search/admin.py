@@ -81,9 +81,7 @@ class ProductChangeList(ChangeList):
     def get_results(self, request):
         super().get_results(request)
         # The clients' names of the whole page in one query, not one per row.
-        directory = owners.directory()
-        ids = {product.client_id for product in self.result_list if product.client_id is not None}
-        names = directory.names(ids) if directory is not None and ids else {}
+        names = owners.names(product.client_id for product in self.result_list)
         for product in self.result_list:
             product.client_name = names.get(product.client_id)
 
@@ -117,8 +115,7 @@ class ProductAdmin(ObservedReadOnlyAdmin):
         if product.client_id is None:
             return ""
         if not hasattr(product, "client_name"):  # the product page: one product, one lookup
-            directory = owners.directory()
-            product.client_name = (directory.names([product.client_id]) if directory else {}).get(product.client_id)
+            product.client_name = owners.names([product.client_id]).get(product.client_id)
         return product.client_name or f"#{product.client_id}"
 
     @admin.display(description="product name")
