@@ -63,7 +63,9 @@ _GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))[x×*](?=\d)")
 # "30m30롤": a measure glued to the next number.
 _GLUED_NUMBER = re.compile(r"(\d(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
 _GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
-_PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9{_HANGUL}])")
+# "s24+", "max+ 자동먼지비움": a + glued to a model word names the Plus variant; "본품+리필" (a word glued after
+# it) and "2+1", "s24+ 256gb" (a number after it, read as counts and measures) do not.
+_PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9])(?![{_HANGUL}])")
 # "본품+리필", "본품1+리필1": a cosmetics set of the product and its refill, two units unless counted.
 _WITH_REFILL = re.compile(r"본품\s*(\d*)\s*\+\s*리필\s*(\d*)")
 # A Latin product word glued to its number (book4, buds2): cut apart like 북4 is.

@@ -22,6 +22,9 @@ ROBOT = ProductQuery(product_code="RB-1", product_name="로보락 S8 MaxV Ultra 
 SAMDASOO = ProductQuery(product_code="SD-1", product_name="제주삼다수 2L 12개", brand="제주삼다수")
 MACBOOK = ProductQuery(product_code="MB-1", product_name="애플 맥북 프로 14 M3 Pro 512GB 스페이스 블랙", brand="Apple")
 JIN = ProductQuery(product_code="JR-1", product_name="오뚜기 진라면 매운맛 120g 20개", brand="오뚜기")
+ACTION_CAM = ProductQuery(product_code="GP-1", product_name="고프로 히어로12 블랙")
+Q8 = ProductQuery(product_code="Q8-1", product_name="로보락 Q8 Max 로봇청소기", brand="로보락")
+FORMULA = ProductQuery(product_code="FM-1", product_name="앱솔루트 명작 2FL 2단계 800g 3개", brand="매일유업")
 
 
 def listing(title: str, price: int = 10_000) -> Listing:
@@ -258,6 +261,15 @@ HELD_OUT = [
     (JIN, "오뚜기 진라면 매운맛 컵 65g, 12개", False),
     (JIN, "오뚜기 진라면 매운맛 120g, 5개입, 4개", True),
     (JIN, "오뚜기 진라면 매운맛 120g, 40개", False),
+    # Misses of the held-out pages (tests/search/judge_corpus/heldout/): an edition sold as its own product, a
+    # Plus variant written "Max+", and a product kind (분유) a title may leave out.
+    (ACTION_CAM, "고프로 히어로12 블랙 크리에이터 에디션 (미디어모듈+볼트+라이트모듈)", False),
+    (ACTION_CAM, "고프로 히어로12 블랙 액션캠", True),
+    (Q8, "로보락 Q8 Max+ 자동먼지비움 로봇청소기, 블랙", False),
+    (Q8, "로보락 Q8 Max 로봇청소기 국내정품", True),
+    (FORMULA, "매일 앱솔루트 명작2FL 2단계 800g x 3캔", True),
+    (FORMULA, "매일유업 앱솔루트 명작 2FL 분유 2단계, 800g, 3개", True),
+    (FORMULA, "매일유업 앱솔루트 명작 2FL 분유 1단계, 800g, 3개", False),
 ]
 
 
