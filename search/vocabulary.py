@@ -162,8 +162,14 @@ BRAND_LINES: dict[str, tuple[str, ...]] = {
     "애플": ("iphone", "airpods", "macbook", "ipad", "imac"),
     "소니": ("playstation", "ps5", "ps4", "플스"),
     "다이슨": ("v8", "v10", "v11", "v12", "v15"),
-    "농심": ("신라면", "짜파게티", "안성탕면"),
+    "농심": ("신라면", "짜파게티", "안성탕면", "너구리", "새우깡"),
     "필립스": ("소닉케어", "sonicare"),
+    "맥심": ("카누", "kanu", "모카골드", "화이트골드"),
+    "lg": ("그램", "gram", "트롬", "스타일러", "퓨리케어", "코드제로", "올레드 evo"),
+    "오뚜기": ("진라면", "진짬뽕", "열라면"),
+    "cj": ("햇반", "스팸"),
+    "유한킴벌리": ("하기스",),
+    "오랄비": ("io",),
 }
 
 # One spelling per word for the rules: a Hangul spelling is compared as its Latin one (and spelling variants
@@ -176,7 +182,7 @@ TRANSLITERATIONS: dict[str, str] = {
     "에어": "air", "노트": "note", "엣지": "edge", "스위치": "switch", "디텍트": "detect", "컴플리트": "complete",
     "오리진": "origin", "제로": "zero", "슈거": "sugar", "슈가": "sugar", "라임": "lime", "레몬": "lemon",
     "망고": "mango", "체리": "cherry", "오리지널": "original", "클래식": "classic", "화이트": "white",
-    "블랙": "black", "타입": "type", "세대": "gen", "코드리스": "무선", "후라이팬": "프라이팬",
+    "블랙": "black", "타입": "type", "세대": "gen", "레귤러": "regular", "코드리스": "무선", "후라이팬": "프라이팬",
     "후라이": "프라이", "c타입": "usb-c", "type-c": "usb-c", "typec": "usb-c", "식스프리": "6free",
     "에어포스": "airforce", "포스": "force", "올레드": "oled", "삭스": "양말", "남자": "남성", "여자": "여성",
     "그램": "gram", "키보드": "keyboard", "마우스": "mouse", "마스터": "master", "탭": "tab",
@@ -204,8 +210,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "se": ("se",),
     "fe": ("fe",),
     "edge": ("edge",),
+    "regular": ("regular",),
 }
-ONE_SIDED_VARIANTS = frozenset({"mini"})
+# Counted only when the title names it and the product does not: shops use 미니 as a plain adjective, and 레귤러
+# (the full size beside a mini) is left out of most titles of the regular product.
+ONE_SIDED_VARIANTS = frozenset({"mini", "regular"})
 
 # Flavours, lines and editions: a listing that names one the product does not is another product (펩시 제로
 # 라임 for 펩시 제로); one the product names and the listing lacks leaves it unsure.

@@ -24,6 +24,7 @@ MACBOOK = ProductQuery(product_code="MB-1", product_name="애플 맥북 프로 1
 JIN = ProductQuery(product_code="JR-1", product_name="오뚜기 진라면 매운맛 120g 20개", brand="오뚜기")
 ACTION_CAM = ProductQuery(product_code="GP-1", product_name="고프로 히어로12 블랙")
 Q8 = ProductQuery(product_code="Q8-1", product_name="로보락 Q8 Max 로봇청소기", brand="로보락")
+KANU = ProductQuery(product_code="KN-1", product_name="카누 미니 마일드 로스트 아메리카노 100T")
 FORMULA = ProductQuery(product_code="FM-1", product_name="앱솔루트 명작 2FL 2단계 800g 3개", brand="매일유업")
 
 
@@ -270,6 +271,10 @@ HELD_OUT = [
     (FORMULA, "매일 앱솔루트 명작2FL 2단계 800g x 3캔", True),
     (FORMULA, "매일유업 앱솔루트 명작 2FL 분유 2단계, 800g, 3개", True),
     (FORMULA, "매일유업 앱솔루트 명작 2FL 분유 1단계, 800g, 3개", False),
+    # A line only one maker sells names that maker (맥심 카누), and the regular size is not the mini.
+    (KANU, "맥심 카누 미니 마일드 로스트 아메리카노, 0.9g, 100개입, 1개", True),
+    (KANU, "맥심 카누 마일드 로스트 아메리카노 레귤러, 1.6g, 100개입, 1개", False),
+    (KANU, "네스카페 수프리모 미니 아메리카노 100T", False),
 ]
 
 
