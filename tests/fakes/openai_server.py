@@ -348,3 +348,14 @@ def openai_settings(settings, fake_openai):
     settings.LPS_OPENAI_TIMEOUT_SECONDS = 5.0
     settings.LPS_OPENAI_MAX_RETRIES = 1
     return settings
+
+
+@pytest.fixture
+def llm(openai_settings):
+    """The real LlmClient (the real openai client) pointed at the fake, closed after the test."""
+    # Imported here: this module is a pytest plugin, loaded before Django is set up, and imports no project code.
+    from search.llm import LlmClient
+
+    client = LlmClient.from_settings()
+    yield client
+    client.close()

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from search.judge import judge_listings
 from search.listings import Listing, ProductQuery, SearchPage, TokenUsage
-from search.llm import JUDGE_INSTRUCTIONS, LlmClient
+from search.llm import JUDGE_INSTRUCTIONS
 from search.pipeline import search_product
 from tests.admin import rows
 
@@ -29,13 +29,6 @@ UNSURE = [
 
 def listing(title: str, price: int = 100_000) -> Listing:
     return Listing(title=title, price=price, url="https://www.coupang.com/vp/products/1")
-
-
-@pytest.fixture
-def llm(openai_settings):
-    client = LlmClient.from_settings()
-    yield client
-    client.close()
 
 
 def test_only_the_candidates_the_rules_are_unsure_of_go_to_the_llm(llm, fake_openai):

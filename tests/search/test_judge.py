@@ -6,7 +6,6 @@ import pytest
 
 from search.judge import judge_listings
 from search.listings import Listing, ProductQuery, TokenUsage
-from search.llm import LlmClient
 
 GALAXY = ProductQuery(
     product_code="G-1", product_name="삼성전자 갤럭시 S24 울트라 256GB", brand="삼성전자", model_code="SM-S928N"
@@ -35,13 +34,6 @@ def listing(title: str, price: int = 10_000) -> Listing:
 def rules_verdict(product: ProductQuery, title: str):
     judgement = judge_listings(product, [listing(title)], llm=None)
     return judgement.verdicts[0]
-
-
-@pytest.fixture
-def llm(openai_settings):
-    client = LlmClient.from_settings()
-    yield client
-    client.close()
 
 
 def test_no_candidates_give_an_empty_judgement_without_calling_the_llm(llm, fake_openai):

@@ -7,7 +7,6 @@ import pytest
 from search.exceptions import LlmUnavailable
 from search.keywords import refine_queries
 from search.listings import ProductQuery, TokenUsage
-from search.llm import LlmClient
 
 GALAXY = ProductQuery(
     product_code="G-1",
@@ -19,13 +18,6 @@ GALAXY = ProductQuery(
 
 def rules(product: ProductQuery, tried: list[str] | None = None):
     return refine_queries(product, llm=None, tried=tried if tried is not None else [product.product_name])
-
-
-@pytest.fixture
-def llm(openai_settings):
-    client = LlmClient.from_settings()
-    yield client
-    client.close()
 
 
 def test_the_precise_query_is_brand_and_model_code():

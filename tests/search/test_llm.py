@@ -35,13 +35,6 @@ def judge_answer(*same: bool) -> dict:
     }
 
 
-@pytest.fixture
-def llm(openai_settings):
-    client = LlmClient.from_settings()
-    yield client
-    client.close()
-
-
 def test_no_client_exists_without_an_openai_key(settings):
     settings.OPENAI_API_KEY = ""
 

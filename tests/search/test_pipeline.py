@@ -17,7 +17,6 @@ from search.crawler import Crawler
 from search.exceptions import Blocked, CrawlFailed, LlmBadResponse, LlmUnavailable
 from search.handler import run_pipeline
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage, Verdict
-from search.llm import LlmClient
 from search.pipeline import search_product
 
 pytestmark = pytest.mark.django_db
@@ -404,13 +403,6 @@ def crawler(django_db_blocker):
 def live_search(product, *, crawler, llm=None, remaining=None):
     """The pipeline as the handler and the search command bind it: the Coupang adapter, judge and keywords."""
     return run_pipeline(product, crawler=crawler, llm=llm, remaining=remaining)
-
-
-@pytest.fixture
-def llm(openai_settings):
-    client = LlmClient.from_settings()
-    yield client
-    client.close()
 
 
 @pytest.mark.browser
