@@ -8,7 +8,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from api import keys
 from api.codes import ResultCode
 from jobs.models import Job
+from tests.addresses import database_url, free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -29,23 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 BODY = json.dumps({"products": [{"product_code": "CH-1", "product_name": "삼다수 2L 6개"}]}).encode()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-
-
 @pytest.fixture
 def gunicorn(transactional_db) -> Iterator[int]:
     """A gunicorn serving the test database on a free port; yields the port."""
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "DEBUG": "false", "LOG_LEVEL": "WARNING"}
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "false", "LOG_LEVEL": "WARNING"}
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "lps_site.wsgi", "--bind", f"127.0.0.1:{port}",
          "--workers", "1", "--graceful-timeout", "2", "--log-level", "warning"],

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection, connections
+from django.db import connections
 
 from jobs.worker import Worker
+from tests.addresses import database_url
 from tests.jobs.scripted import scripted_registry
 
 PROJECT_DIR = Path(django_settings.BASE_DIR)
@@ -86,13 +87,6 @@ def threaded_worker(record_path: Path) -> Iterator[Callable[..., ThreadedWorker]
     for runner in started:
         if runner.thread.is_alive():
             runner.stop()
-
-
-def database_url() -> str:
-    """The URL of the test database (what a worker subprocess must use)."""
-    params = connection.settings_dict
-    auth = params["USER"] + (f":{params['PASSWORD']}" if params["PASSWORD"] else "")
-    return f"postgres://{auth}@{params['HOST']}:{params['PORT']}/{params['NAME']}"
 
 
 class WorkerProcess:

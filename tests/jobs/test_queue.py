@@ -15,7 +15,7 @@ from django.utils import timezone
 from jobs import queue
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound
 from jobs.models import Job, JobStatus, JobType, Priority
-from tests.jobs.conftest import database_url
+from tests.addresses import database_url
 
 pytestmark = pytest.mark.django_db
 # Races, wake-ups and row locks need real commits and several connections.

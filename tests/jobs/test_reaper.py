@@ -22,7 +22,8 @@ from jobs.reaper import Reaper, ReaperPass
 from negative_cache import cache as negative_cache
 from negative_cache.models import NegativeCacheEntry
 from search.models import IpSession, SessionEndReason
-from tests.jobs.conftest import PROJECT_DIR, database_url
+from tests.addresses import database_url
+from tests.jobs.conftest import PROJECT_DIR
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

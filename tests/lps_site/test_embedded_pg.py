@@ -3,7 +3,6 @@
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,16 +13,9 @@ import psycopg
 import pytest
 
 from lps_site import settings
+from tests.addresses import free_port
 
-
-def _free_port() -> int:
-    """A port nothing listens on now, so that two test runs on one machine never share a server."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-PORT = _free_port()
+PORT = free_port()
 
 
 @pytest.fixture

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import keys
 from jobs.models import Job, JobStatus, JobType
+from tests.addresses import database_url, free_port
 from tests.jobs.conftest import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -38,18 +38,6 @@ DYSON_LISTINGS = [
 ]
 NOWHERE = "세상에 없는 상품 XYZ-0"
 PROXY_USD_PER_GB = 2.5
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 def environment(**extra: str) -> dict[str, str]:
