@@ -52,11 +52,12 @@ from api.schemas import (
     product_out,
 )
 from api.submit import submit_search
-from jobs import queue
+from jobs import queue, queue_reads
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
 from jobs.models import Job, JobStatus
 from lps_site.db_router import observing
 from search import stats
+from search.job_lookups import matching_product
 from search.models import PriceSnapshot, Product
 
 log = logging.getLogger(__name__)
@@ -185,8 +186,11 @@ def queue_stats(request: HttpRequest):
     owner_id = _owner_scope(request.auth)
     return {
         "result": ResultCode.SUCCESS,
-        "counts": queue.counts(owner_id=owner_id),
-        "snapshot": queue.snapshot(owner_id=owner_id).as_dict(),
+        "counts": queue_reads.counts(owner_id=owner_id),
+        "snapshot": {
+            **queue_reads.snapshot(owner_id=owner_id).as_dict(),
+            "cost_last_hour_usd": stats.cost_last_hour_usd(owner_id=owner_id),
+        },
     }
 
 
@@ -206,9 +210,9 @@ def job_list(
 ):
     """A client key lists the jobs it created (so a shop can find the ids it lost); an operator key lists
     every client's jobs."""
-    found = queue.list_jobs(
+    found = queue_reads.list_jobs(
         status=JobStatus[status] if status else None,
-        q=q or None,
+        matching=matching_product(q) if q else None,
         owner_id=_owner_scope(request.auth),
         page=page,
         page_size=page_size,

@@ -140,7 +140,7 @@ def bench_drain_primitives(jobs: int, batch: int) -> float:
 
 
 def bench_drain_worker(jobs: int, concurrency: int) -> float:
-    from jobs import queue
+    from jobs import queue_reads
     from jobs.worker import Worker
 
     empty_queue()
@@ -151,7 +151,7 @@ def bench_drain_worker(jobs: int, concurrency: int) -> float:
     started = time.perf_counter()
     worker.run()
     elapsed = time.perf_counter() - started
-    done = queue.counts()["DONE"]
+    done = queue_reads.counts()["DONE"]
     assert done == jobs, f"the worker finished {done} of {jobs}"
     return jobs / elapsed
 
@@ -180,7 +180,7 @@ sys.exit(worker.run())
 
 
 def bench_wakeup_latency() -> dict:
-    from jobs import queue
+    from jobs import queue, queue_reads
     from jobs.models import Job, JobStatus, JobType
 
     empty_queue()
@@ -203,7 +203,7 @@ def bench_wakeup_latency() -> dict:
             committed[n] = time.time()
             pace.wait(max(0.0, next_at - time.perf_counter()))
         deadline = time.monotonic() + 30
-        while queue.counts()["DONE"] < LATENCY_WARMUP + LATENCY_JOBS and time.monotonic() < deadline:
+        while queue_reads.counts()["DONE"] < LATENCY_WARMUP + LATENCY_JOBS and time.monotonic() < deadline:
             pace.wait(0.05)
     finally:
         worker.terminate()

@@ -22,6 +22,7 @@ from jobs.job_report import bot_events_during, job_report, queue_wait, short_dur
 from jobs.models import Job, JobStatus
 from jobs.operator import RequeueOutcome, RequeueVerdict, requeue_jobs
 from search.admin import snapshot_url
+from search.job_lookups import matching_product
 from search.models import Product
 
 admin.site.site_header = "LPS operations"
@@ -144,8 +145,7 @@ class JobAdmin(ObservedReadOnlyAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        # The same two predicates as jobs.queue.list_jobs, each matched by an index of migration 0002.
-        return queryset.filter(Q(payload__product_code=term) | Q(payload__product_name__icontains=term)), False
+        return queryset.filter(matching_product(term)), False
 
     # --- columns ---------------------------------------------------------------------------------------------
 

@@ -13,11 +13,11 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 
-from jobs import queue
+from jobs import queue_reads
 from jobs.job_report import short_duration, usd
 from jobs.models import JobStatus
 from jobs.svg_charts import Marker, Series, bar_chart
-from search.stats import bot_stats, ip_session_stats
+from search.stats import bot_stats, cost_last_hour_usd, hourly_costs, ip_session_stats
 
 HOURS = 24
 DEFAULT_REFRESH_SECONDS = 10
@@ -41,8 +41,8 @@ def _jobs_url(**filters) -> str:
     return reverse("admin:jobs_job_changelist") + ("?" + urlencode(filters) if filters else "")
 
 
-def snapshot_tiles(snapshot: queue.OpsSnapshot) -> list[Tile]:
-    """The ops snapshot as tiles, each linking to the jobs behind it."""
+def snapshot_tiles(snapshot: queue_reads.OpsSnapshot, *, cost_last_hour: float) -> list[Tile]:
+    """The ops snapshot and the last hour's search cost as tiles, each linking to the jobs behind it."""
     oldest = snapshot.oldest_pending_seconds
     if oldest is None or oldest < OLDEST_PENDING_WARN_SECONDS:
         oldest_level = "ok"
@@ -93,7 +93,7 @@ def snapshot_tiles(snapshot: queue.OpsSnapshot) -> list[Tile]:
             f"{snapshot.deadline_kills_last_hour:,}",
             level="bad" if snapshot.deadline_kills_last_hour else "ok",
         ),
-        Tile("cost_last_hour", "Search cost, last hour", usd(snapshot.cost_last_hour_usd) or "$0.0000"),
+        Tile("cost_last_hour", "Search cost, last hour", usd(cost_last_hour) or "$0.0000"),
     ]
 
 
@@ -120,8 +120,8 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     slots = _hour_slots(now)
     labels = [f"{slot:%H}h" for slot in slots]
-    snapshot = queue.snapshot()
-    costs = {bucket.hour: bucket for bucket in queue.hourly_costs(HOURS)}
+    snapshot = queue_reads.snapshot()
+    costs = {bucket.hour: bucket for bucket in hourly_costs(HOURS)}
     bots = bot_stats(hours=HOURS, recent=10)
     blocks = {datetime.fromisoformat(row["hour"]): row["blocks"] for row in bots["per_hour"]}
     sessions = ip_session_stats(recent=0)
@@ -146,7 +146,7 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
     return {
         "now": now,
         "snapshot": snapshot,
-        "tiles": snapshot_tiles(snapshot),
+        "tiles": snapshot_tiles(snapshot, cost_last_hour=cost_last_hour_usd()),
         "cost_chart": bar_chart(
             title="Search cost per hour (AI and proxy)",
             labels=labels,

@@ -22,7 +22,7 @@ from prometheus_client import REGISTRY, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from jobs import queue
+from jobs import queue_reads
 from jobs.exceptions import QueueUnavailable
 from jobs.models import JobStatus, JobType
 
@@ -76,12 +76,12 @@ for _result in ("ok", "failed"):
 
 
 class QueueCollector(Collector):
-    """The queue read from the database at each scrape (jobs/queue.py's queue_metrics)."""
+    """The queue read from the database at each scrape (jobs/queue_reads.py's queue_metrics)."""
 
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("lps_queue_up", "1 when the queue's database answered this scrape, else 0.")
         try:
-            read = queue.queue_metrics()
+            read = queue_reads.queue_metrics()
         except (QueueUnavailable, DatabaseError) as exc:
             log.warning("metrics: the queue could not be read: %s", exc)
             up.add_metric([], 0)
@@ -101,7 +101,7 @@ class QueueCollector(Collector):
         yield GaugeMetricFamily(
             "lps_queue_history_estimated",
             "1 when the DONE and DEAD counts are the planner's estimate (tables over "
-            f"{queue.EXACT_DONE_COUNT_LIMIT:,} rows), 0 when exact.",
+            f"{queue_reads.EXACT_DONE_COUNT_LIMIT:,} rows), 0 when exact.",
             value=int(read.history_is_estimate),
         )
         dead = GaugeMetricFamily(

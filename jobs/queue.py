@@ -1,8 +1,9 @@
-"""The job queue: every SQL statement of the queue and every state transition lives here.
+"""The job queue's transitions: every statement that moves a job between states lives here.
 
 Each operation is one SQL statement. Each transition is a compare-and-set: its WHERE clause names the state,
 the owner (worker_id) and the attempt it expects, so a caller that lost a race changes nothing and is told
-so by a `Lost` result. Parameters are always named; nothing here formats values into SQL.
+so by a `Lost` result. Parameters are always named; nothing here formats values into SQL. What observers read
+(counts, the ops snapshot, metrics, lists) is in jobs/queue_reads.py.
 """
 
 from __future__ import annotations
@@ -22,14 +23,10 @@ from psycopg.types.json import Jsonb
 
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
 from jobs.models import Job, JobStatus, JobType, Priority
-from jobs.row_counts import count_rows
-from lps_site.db_router import observing
+from jobs.statements import execute as _execute
+from jobs.statements import run as _run
 
 NOTIFY_CHANNEL = "lps_jobs"
-STUCK_RUNNING_AFTER = timedelta(minutes=10)
-# Past this many rows an exact count of DONE jobs costs more than a dashboard view should; use the
-# planner's estimate instead (the snapshot says when it did).
-EXACT_DONE_COUNT_LIMIT = 200_000
 
 # --- SQL ---------------------------------------------------------------------------------------------------
 
@@ -209,106 +206,6 @@ WHERE job_id IN (
 )
 """
 
-# Job counts by status.
-COUNTS_SQL = """
-SELECT status, count(*) FROM job GROUP BY status
-"""
-
-# One owner's job counts by status (an index-only walk of job_owner_status_created_idx).
-OWNER_COUNTS_SQL = """
-SELECT status, count(*) FROM job WHERE owner_id = %(owner_id)s GROUP BY status
-"""
-
-# The planner's estimate of the table's rows (cheap on any size).
-ESTIMATED_ROWS_SQL = """
-SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'job'::regclass
-"""
-
-# The ops snapshot in one round trip; every part walks an index range, never the whole table. {mine} narrows
-# each part to one owner's jobs (a fixed SQL fragment, never a value).
-_SNAPSHOT = """
-SELECT
-    (SELECT count(*) FROM job WHERE {mine}status = 1) AS pending,
-    (SELECT count(*) FROM job WHERE {mine}status = 2) AS running,
-    (SELECT count(*) FROM job WHERE {mine}status = 4) AS dead,
-    (SELECT count(*) FROM job WHERE {mine}status = 4 AND updated_at > now() - interval '1 hour')
-        AS dead_last_hour,
-    (SELECT count(*) FROM job
-      WHERE {mine}status = 2
-        AND (lease_until < now() OR run_started_at < now() - make_interval(secs => %(stuck_seconds)s)))
-        AS stuck,
-    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE {mine}status = 1 AND run_after <= now())
-        AS oldest_pending_seconds,
-    (SELECT count(*) FROM job
-      WHERE {mine}status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
-        AND last_error LIKE 'JobDeadlineExceeded%%') AS deadline_kills_last_hour,
-    (SELECT coalesce(sum((result -> 'metrics' -> 'cost' ->> 'total_usd')::numeric), 0)
-       FROM job WHERE {mine}status = 3 AND job_type = 1 AND updated_at > now() - interval '1 hour')
-        AS cost_last_hour_usd,
-    (SELECT count(*) FROM job WHERE {mine}status = 3 AND updated_at > now() - interval '1 hour')
-        AS done_last_hour
-"""
-
-# The ops snapshot of the whole queue.
-SNAPSHOT_SQL = _SNAPSHOT.format(mine="")
-
-# The ops snapshot of one owner's jobs (the owner indexes serve each part).
-OWNER_SNAPSHOT_SQL = _SNAPSHOT.format(mine="owner_id = %(owner_id)s AND ")
-
-# Search cost, volume and mean duration per hour over the last %(hours)s hours (finished SEARCH jobs).
-HOURLY_COSTS_SQL = """
-SELECT date_trunc('hour', updated_at) AS hour,
-       count(*) AS jobs,
-       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'ai_usd')::numeric), 0) AS ai_usd,
-       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'proxy_usd')::numeric), 0) AS proxy_usd,
-       coalesce(avg((result -> 'metrics' ->> 'duration_ms')::numeric), 0) AS mean_duration_ms
-FROM job
-WHERE status = 3 AND job_type = 1 AND updated_at > date_trunc('hour', now()) - make_interval(hours => %(hours)s)
-GROUP BY 1
-ORDER BY 1
-"""
-
-# --- What a /metrics scrape reads (jobs/metrics.py). Each exact part walks one index range of the active rows
-# or of the last hour, never the history that retention keeps (DONE 7 days, DEAD 30), so a scrape costs the same
-# with ten thousand or ten million jobs in the table.
-
-# Active jobs by type and status, exact: these rows are the backlog.
-METRICS_ACTIVE_SQL = """
-SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2) GROUP BY job_type, status
-"""
-
-# Jobs that went DEAD in the last hour, by type: one range of job_status_updated_idx (a DEAD row changes only
-# when it dies or is requeued).
-METRICS_DEAD_LAST_HOUR_SQL = """
-SELECT job_type, count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour' GROUP BY job_type
-"""
-
-# Per job type, seconds since its longest-waiting due PENDING job became claimable (NULL: none is due); one
-# descent of job_claim_idx per type, stopping at the first row of that type.
-METRICS_OLDEST_DUE_SQL = """
-SELECT types.job_type,
-       (SELECT extract(epoch FROM now() - job.run_after)::float8
-          FROM job
-         WHERE job.status = 1 AND job.run_after <= now() AND job.job_type = types.job_type
-         ORDER BY job.run_after
-         LIMIT 1)
-FROM unnest(%(job_types)s::smallint[]) AS types(job_type)
-"""
-
-# RUNNING jobs whose lease ran out (what the reaper will reclaim): one range of job_lease_idx.
-METRICS_EXPIRED_LEASES_SQL = """
-SELECT count(*) FROM job WHERE status = 2 AND lease_until < now()
-"""
-
-# DONE and DEAD jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
-METRICS_HISTORY_SQL = """
-SELECT job_type, status, count(*) FROM job WHERE status IN (3, 4) GROUP BY job_type, status
-"""
-
-# The planner's estimate of the jobs of one type in one status: a plan from the table statistics, not a scan.
-METRICS_ESTIMATE_SQL = """
-EXPLAIN (FORMAT JSON) SELECT 1 FROM job WHERE status = %(status)s AND job_type = %(job_type)s
-"""
 
 # Is the database there?
 PING_SQL = "SELECT 1"
@@ -388,63 +285,6 @@ class Reaped:
     worker_id: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
-class OpsSnapshot:
-    """What an operator checks first: is the queue healthy, and what does searching cost."""
-
-    pending: int
-    running: int
-    done: int
-    dead: int
-    dead_last_hour: int
-    stuck: int
-    oldest_pending_seconds: float | None
-    deadline_kills_last_hour: int
-    cost_last_hour_usd: float
-    done_last_hour: int
-    done_is_estimate: bool = False
-
-    def as_dict(self) -> dict:
-        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        return {key: value for key, value in data.items() if value is not None}
-
-
-@dataclass(frozen=True)
-class QueueMetrics:
-    """What a metrics scrape reports of the queue, read from the database at scrape time."""
-
-    jobs: dict[tuple[JobType, JobStatus], int]
-    """Jobs per (type, status); every pair present. DONE and DEAD are the planner's estimates when
-    history_is_estimate."""
-    dead_last_hour: dict[JobType, int]
-    """Jobs of each type that went DEAD in the last hour (exact)."""
-    oldest_due_seconds: dict[JobType, float]
-    """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
-    expired_leases: int
-    history_is_estimate: bool
-
-
-@dataclass(frozen=True)
-class HourlyCost:
-    hour: datetime
-    jobs: int
-    ai_usd: float
-    proxy_usd: float
-    mean_duration_ms: float
-
-    @property
-    def total_usd(self) -> float:
-        return self.ai_usd + self.proxy_usd
-
-
-@dataclass(frozen=True)
-class JobPage:
-    total: int
-    jobs: list[Job] = field(default_factory=list)
-    total_is_estimate: bool = False
-    """Past jobs.row_counts.EXACT_COUNT_LIMIT matches, `total` is the planner's estimate."""
-
-
 # --- Pure helpers ------------------------------------------------------------------------------------------
 
 
@@ -470,31 +310,6 @@ def new_worker_id() -> str:
 def _jsonb(value: dict | None) -> Jsonb | None:
     """A result for a jsonb[] parameter: no result is SQL NULL, not JSON null."""
     return None if value is None else Jsonb(value)
-
-
-def _cursor(using: str = "default"):
-    return connections[using].cursor()
-
-
-def _run(sql: str, params: dict | None = None, *, using: str = "default") -> list[tuple]:
-    """Execute one statement and return its rows; database outages surface as QueueUnavailable."""
-    return _execute(sql, params, using=using)[0]
-
-
-def _execute(sql: str, params: dict | None = None, *, using: str = "default") -> tuple[list[tuple], int]:
-    """Execute one statement; return its rows and its row count. Outages surface as QueueUnavailable."""
-    try:
-        with _cursor(using) as cursor:
-            cursor.execute(sql, params or {})
-            return (cursor.fetchall() if cursor.description else []), cursor.rowcount
-    except IntegrityError:
-        raise
-    except DatabaseError as exc:
-        if connections[using].in_atomic_block:
-            raise
-        # A broken connection is dropped so that the next call opens a fresh one.
-        connections[using].close_if_unusable_or_obsolete()
-        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
 
 
 @contextlib.contextmanager
@@ -749,123 +564,6 @@ def prune(*, status: JobStatus, older_than: timedelta, limit: int = 1000) -> int
         raise ValueError("only finished jobs are pruned")
     _rows, deleted = _execute(PRUNE_SQL, {"status": int(status), "before": timezone.now() - older_than, "limit": limit})
     return deleted
-
-
-# --- Observing ---------------------------------------------------------------------------------------------
-
-
-def counts(*, owner_id: int | None = None) -> dict[str, int]:
-    """Jobs per status name (every status present, zero when empty); only `owner_id`'s jobs when given."""
-    with observing() as alias:
-        if owner_id is None:
-            rows = dict(_run(COUNTS_SQL, using=alias))
-        else:
-            rows = dict(_run(OWNER_COUNTS_SQL, {"owner_id": owner_id}, using=alias))
-    return {status.label: rows.get(int(status), 0) for status in JobStatus}
-
-
-def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
-    """The ops snapshot (only `owner_id`'s jobs when given); DONE is estimated on very large tables."""
-    params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
-    with observing() as alias:
-        if owner_id is not None:
-            row = _run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
-            done = count_rows(Job.objects.using(alias).filter(owner_id=owner_id, status=JobStatus.DONE))
-            return _ops_snapshot(row, done=done.count, done_is_estimate=done.is_estimate)
-        row = _run(SNAPSHOT_SQL, params, using=alias)[0]
-        pending, running, dead = row[:3]
-        estimated_rows = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0]
-        if estimated_rows > EXACT_DONE_COUNT_LIMIT:
-            return _ops_snapshot(row, done=max(0, estimated_rows - pending - running - dead), done_is_estimate=True)
-        done = Job.objects.using(alias).filter(status=JobStatus.DONE).count()
-    return _ops_snapshot(row, done=done, done_is_estimate=False)
-
-
-def _ops_snapshot(row: tuple, *, done: int, done_is_estimate: bool) -> OpsSnapshot:
-    """An OpsSnapshot from a row of SNAPSHOT_SQL or OWNER_SNAPSHOT_SQL and the DONE count taken beside it."""
-    pending, running, dead, dead_last_hour, stuck, oldest, deadline_kills, cost, done_last_hour = row
-    return OpsSnapshot(
-        pending=pending,
-        running=running,
-        done=done,
-        dead=dead,
-        dead_last_hour=dead_last_hour,
-        stuck=stuck,
-        oldest_pending_seconds=float(oldest) if oldest is not None else None,
-        deadline_kills_last_hour=deadline_kills,
-        cost_last_hour_usd=float(cost),
-        done_last_hour=done_last_hour,
-        done_is_estimate=done_is_estimate,
-    )
-
-
-def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
-    """The queue's numbers for a metrics scrape; DONE and DEAD are estimated past `exact_history_limit` rows."""
-    types = list(JobType)
-    with observing() as alias:
-        jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
-        for job_type, status, count in _run(METRICS_ACTIVE_SQL, using=alias):
-            jobs[(JobType(job_type), JobStatus(status))] = count
-        dead_last_hour = dict.fromkeys(types, 0)
-        for job_type, count in _run(METRICS_DEAD_LAST_HOUR_SQL, using=alias):
-            dead_last_hour[JobType(job_type)] = count
-        oldest = {
-            JobType(job_type): float(seconds or 0.0)
-            for job_type, seconds in _run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
-        }
-        expired = _run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
-        estimate = _run(ESTIMATED_ROWS_SQL, using=alias)[0][0] > exact_history_limit
-        if estimate:
-            for job_type in types:
-                for status in (JobStatus.DONE, JobStatus.DEAD):
-                    params = {"status": int(status), "job_type": int(job_type)}
-                    plan = _run(METRICS_ESTIMATE_SQL, params, using=alias)[0][0]
-                    plan = json.loads(plan) if isinstance(plan, str) else plan
-                    jobs[(job_type, status)] = int(plan[0]["Plan"]["Plan Rows"])
-        else:
-            for job_type, status, count in _run(METRICS_HISTORY_SQL, using=alias):
-                jobs[(JobType(job_type), JobStatus(status))] = count
-    return QueueMetrics(
-        jobs=jobs,
-        dead_last_hour=dead_last_hour,
-        oldest_due_seconds=oldest,
-        expired_leases=expired,
-        history_is_estimate=estimate,
-    )
-
-
-def hourly_costs(hours: int = 24) -> list[HourlyCost]:
-    """Cost (AI and proxy apart), volume and mean duration of finished searches per hour."""
-    with observing() as alias:
-        rows = _run(HOURLY_COSTS_SQL, {"hours": hours}, using=alias)
-    return [
-        HourlyCost(hour=hour, jobs=jobs, ai_usd=float(ai), proxy_usd=float(proxy), mean_duration_ms=float(duration))
-        for hour, jobs, ai, proxy, duration in rows
-    ]
-
-
-def list_jobs(
-    *,
-    status: JobStatus | None = None,
-    q: str | None = None,
-    owner_id: int | None = None,
-    page: int = 1,
-    page_size: int = 50,
-) -> JobPage:
-    """Newest jobs first, filtered by status, by product code or name and by owner; with the total count."""
-    with observing() as alias:
-        jobs = Job.objects.using(alias).order_by("-created_at")
-        if owner_id is not None:
-            jobs = jobs.filter(owner_id=owner_id)
-        if status is not None:
-            jobs = jobs.filter(status=status)
-        if q:
-            jobs = jobs.filter(payload__product_code=q) | jobs.filter(payload__product_name__icontains=q)
-        total = count_rows(jobs)
-        offset = (max(page, 1) - 1) * page_size
-        return JobPage(
-            total=total.count, jobs=list(jobs[offset : offset + page_size]), total_is_estimate=total.is_estimate
-        )
 
 
 def listen_connection(using: str = "default") -> psycopg.Connection:

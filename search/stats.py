@@ -2,17 +2,73 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Count, Min
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
-from jobs import queue
+from jobs.models import JobStatus, JobType
+from jobs.statements import run
 from lps_site.db_router import observing
 from search.models import BotEvent, IpSession, SessionEndReason
 
 HISTOGRAM_EDGES = (1, 5, 10, 20, 50, 100, 200, 500)
+
+# What the finished SEARCH jobs of the last hour cost (their result's metrics.cost.total_usd); one range of
+# job_status_updated_idx, narrowed to one owner's jobs when %(owner_id)s is not NULL.
+COST_LAST_HOUR_SQL = """
+SELECT coalesce(sum((result -> 'metrics' -> 'cost' ->> 'total_usd')::numeric), 0)
+FROM job
+WHERE status = %(done)s AND job_type = %(search)s AND updated_at > now() - interval '1 hour'
+  AND (%(owner_id)s::bigint IS NULL OR owner_id = %(owner_id)s::bigint)
+"""
+
+# Search cost, volume and mean duration per hour over the last %(hours)s hours (finished SEARCH jobs).
+HOURLY_COSTS_SQL = """
+SELECT date_trunc('hour', updated_at) AS hour,
+       count(*) AS jobs,
+       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'ai_usd')::numeric), 0) AS ai_usd,
+       coalesce(sum((result -> 'metrics' -> 'cost' ->> 'proxy_usd')::numeric), 0) AS proxy_usd,
+       coalesce(avg((result -> 'metrics' ->> 'duration_ms')::numeric), 0) AS mean_duration_ms
+FROM job
+WHERE status = %(done)s AND job_type = %(search)s
+  AND updated_at > date_trunc('hour', now()) - make_interval(hours => %(hours)s)
+GROUP BY 1
+ORDER BY 1
+"""
+_FINISHED_SEARCHES = {"done": int(JobStatus.DONE), "search": int(JobType.SEARCH)}
+
+
+@dataclass(frozen=True)
+class HourlyCost:
+    hour: datetime
+    jobs: int
+    ai_usd: float
+    proxy_usd: float
+    mean_duration_ms: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.ai_usd + self.proxy_usd
+
+
+def cost_last_hour_usd(*, owner_id: int | None = None) -> float:
+    """What the searches that finished in the last hour cost (only `owner_id`'s when given)."""
+    with observing() as alias:
+        rows = run(COST_LAST_HOUR_SQL, {**_FINISHED_SEARCHES, "owner_id": owner_id}, using=alias)
+    return float(rows[0][0])
+
+
+def hourly_costs(hours: int = 24) -> list[HourlyCost]:
+    """Cost (AI and proxy apart), volume and mean duration of finished searches per hour."""
+    with observing() as alias:
+        rows = run(HOURLY_COSTS_SQL, {**_FINISHED_SEARCHES, "hours": hours}, using=alias)
+    return [
+        HourlyCost(hour=hour, jobs=jobs, ai_usd=float(ai), proxy_usd=float(proxy), mean_duration_ms=float(duration))
+        for hour, jobs, ai, proxy, duration in rows
+    ]
 
 
 def _bucket_label(low: int, high: int | None) -> str:
@@ -101,7 +157,7 @@ def bot_stats(*, hours: int = 24, recent: int = 50) -> dict:
 
 def cost_stats(*, hours: int = 24) -> dict:
     """Search cost per hour (AI and proxy apart), jobs and mean duration."""
-    buckets = queue.hourly_costs(hours)
+    buckets = hourly_costs(hours)
     return {
         "per_hour": [
             {

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.test.utils import override_settings
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from jobs import queue
+from jobs import queue_reads
 from jobs.models import Job, JobStatus
 from negative_cache.models import NegativeCacheEntry
 from search.crawler import CHROMIUM_ARGS, find_chromium
@@ -101,7 +101,7 @@ def tile_value(page: Page, key: str) -> str:
 def test_the_dashboard_agrees_with_the_database_and_refreshes_in_place(operator_page: Page, operating_queue):
     page = operator_page
     page.goto("/admin/dashboard/?refresh=2")
-    snapshot = queue.snapshot()
+    snapshot = queue_reads.snapshot()
 
     for key in ("pending", "running", "done", "dead", "dead_last_hour", "stuck", "deadline_kills"):
         assert (

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from jobs import queue
+from jobs import queue_reads
 from jobs.dashboard import histogram_position
 from jobs.models import Job
 from search.models import SessionEndReason
@@ -49,7 +49,7 @@ def test_the_dashboard_tiles_agree_with_the_queue_snapshot(admin_client, busy_qu
     response = admin_client.get(PAGE)
 
     html = response.content.decode()
-    snapshot = queue.snapshot()
+    snapshot = queue_reads.snapshot()
     assert response.status_code == 200
     assert tile(html, "pending") == str(snapshot.pending) == "4"
     assert tile(html, "running") == str(snapshot.running) == "1"

@@ -14,7 +14,7 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 from pythonjsonlogger.json import JsonFormatter
 
-from jobs import queue
+from jobs import queue, queue_reads
 from jobs.log_context import JobContextFilter, PlainFormatter, job_logging
 from jobs.metrics import QueueCollector
 from jobs.models import Job, JobStatus, JobType
@@ -52,7 +52,7 @@ def test_the_queue_metrics_count_jobs_by_type_and_status_with_every_pair_present
     (finishing,) = queue.claim("w1", job_types=[JobType.SEARCH])
     queue.complete(finishing, {"outcome": "found"})
 
-    read = queue.queue_metrics()
+    read = queue_reads.queue_metrics()
 
     assert read.jobs == {
         (JobType.SEARCH, JobStatus.PENDING): 2,
@@ -75,7 +75,7 @@ def test_the_oldest_due_job_counts_from_when_it_became_due_and_ignores_jobs_not_
     enqueue(job_type=JobType.SEARCH)
     enqueue(job_type=JobType.OUTBOX, delay_seconds=3600)
 
-    oldest = queue.queue_metrics().oldest_due_seconds
+    oldest = queue_reads.queue_metrics().oldest_due_seconds
 
     assert 90 <= oldest[JobType.SEARCH] < 100
     assert oldest[JobType.OUTBOX] == 0.0
@@ -85,11 +85,11 @@ def test_running_jobs_past_their_lease_are_counted_as_expired_leases():
     enqueue()
     enqueue()
     queue.claim("w1", limit=2, job_types=[JobType.OUTBOX])
-    assert queue.queue_metrics().expired_leases == 0
+    assert queue_reads.queue_metrics().expired_leases == 0
 
     Job.objects.filter(status=JobStatus.RUNNING).update(lease_until=timezone.now() - timedelta(seconds=1))
 
-    assert queue.queue_metrics().expired_leases == 2
+    assert queue_reads.queue_metrics().expired_leases == 2
 
 
 def test_past_the_exact_limit_done_and_dead_jobs_are_the_planners_estimates_per_type():
@@ -103,7 +103,7 @@ def test_past_the_exact_limit_done_and_dead_jobs_are_the_planners_estimates_per_
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE job")
 
-    read = queue.queue_metrics(exact_history_limit=10)
+    read = queue_reads.queue_metrics(exact_history_limit=10)
 
     assert read.history_is_estimate is True
     # The planner's estimates from fresh statistics of 41 rows: 40 SEARCH DONE, 1 OUTBOX DEAD.
@@ -111,8 +111,8 @@ def test_past_the_exact_limit_done_and_dead_jobs_are_the_planners_estimates_per_
     assert read.jobs[(JobType.OUTBOX, JobStatus.DEAD)] <= 2
     # What alerts read stays exact.
     assert read.dead_last_hour[JobType.OUTBOX] == 1
-    assert queue.queue_metrics().history_is_estimate is False
-    assert queue.queue_metrics().jobs[(JobType.SEARCH, JobStatus.DONE)] == 40
+    assert queue_reads.queue_metrics().history_is_estimate is False
+    assert queue_reads.queue_metrics().jobs[(JobType.SEARCH, JobStatus.DONE)] == 40
 
 
 def test_the_collector_reports_the_queue_as_gauges_and_that_the_database_answered():

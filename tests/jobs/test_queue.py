@@ -16,19 +16,11 @@ from jobs import queue
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound
 from jobs.models import Job, JobStatus, JobType, Priority
 from tests.addresses import database_url
+from tests.jobs.queue_jobs import claim_one, expire_lease, new
 
 pytestmark = pytest.mark.django_db
 # Races, wake-ups and row locks need real commits and several connections.
 committed = pytest.mark.django_db(transaction=True)
-
-
-def new(payload: dict | None = None, *, job_type: JobType = JobType.OUTBOX, **options) -> queue.NewJob:
-    return queue.NewJob(job_type, payload or {}, **options)
-
-
-def claim_one(worker_id: str = "w1", **options) -> queue.ClaimedJob:
-    [job] = queue.claim(worker_id, **options)
-    return job
 
 
 def row(job_id) -> Job:
@@ -380,15 +372,11 @@ def test_renew_leases_of_nothing_asks_nothing():
 # --- reap ------------------------------------------------------------------------------------------------
 
 
-def _expire_lease(job_id) -> None:
-    Job.objects.filter(job_id=job_id).update(lease_until=timezone.now() - timedelta(seconds=1))
-
-
 @committed
 def test_reap_returns_an_expired_job_to_pending_and_notes_the_reclaim():
     queue.enqueue(new(max_attempts=3))
     job = claim_one("gone-worker")
-    _expire_lease(job.job_id)
+    expire_lease(job.job_id)
 
     assert queue.reap() == [queue.Reaped(job.job_id, JobStatus.PENDING)]
     reaped = row(job.job_id)
@@ -401,7 +389,7 @@ def test_reap_returns_an_expired_job_to_pending_and_notes_the_reclaim():
 def test_reap_ends_an_expired_job_dead_when_its_attempts_are_spent():
     queue.enqueue(new(max_attempts=1))
     job = claim_one()
-    _expire_lease(job.job_id)
+    expire_lease(job.job_id)
 
     assert queue.reap() == [queue.Reaped(job.job_id, JobStatus.DEAD)]
 
@@ -411,7 +399,7 @@ def test_reap_leaves_live_leases_alone_and_takes_at_most_its_limit():
     queue.enqueue_many([new() for _ in range(5)])
     jobs = queue.claim("w1", limit=5)
     for job in jobs[:3]:
-        _expire_lease(job.job_id)
+        expire_lease(job.job_id)
 
     assert len(queue.reap(limit=2)) == 2
     assert len(queue.reap(limit=2)) == 1
@@ -494,65 +482,6 @@ def test_prune_deletes_old_finished_jobs_of_one_status_in_bounded_batches():
 def test_prune_refuses_active_statuses():
     with pytest.raises(ValueError, match="finished"):
         queue.prune(status=JobStatus.PENDING, older_than=timedelta(days=1))
-
-
-# --- observing -------------------------------------------------------------------------------------------
-
-
-def test_counts_and_the_snapshot_add_up_the_states():
-    queue.enqueue_many([new() for _ in range(4)])
-    first, second, third = queue.claim("w1", limit=3)
-    queue.complete(first, {})
-    queue.fail(second, "JobDeadlineExceeded: stopped", retryable=False)
-
-    assert queue.counts() == {"PENDING": 1, "RUNNING": 1, "DONE": 1, "DEAD": 1}
-    snapshot = queue.snapshot()
-    assert (snapshot.pending, snapshot.running, snapshot.done, snapshot.dead) == (1, 1, 1, 1)
-    assert snapshot.dead_last_hour == 1
-    assert snapshot.deadline_kills_last_hour == 1
-    assert snapshot.stuck == 0
-    assert snapshot.oldest_pending_seconds is not None
-    assert snapshot.done_is_estimate is False
-    assert third.job_id in {job.job_id for job in Job.objects.filter(status=JobStatus.RUNNING)}
-
-
-@committed
-def test_the_snapshot_counts_a_running_job_whose_lease_expired_as_stuck():
-    queue.enqueue(new())
-    _expire_lease(claim_one().job_id)
-
-    assert queue.snapshot().stuck == 1
-
-
-def test_hourly_costs_sum_the_search_costs_of_finished_searches():
-    queue.enqueue_many([new(job_type=JobType.SEARCH) for _ in range(2)])
-    for job, (ai, proxy) in zip(queue.claim("w1", limit=2), [(0.01, 0.02), (0.03, 0.0)], strict=True):
-        cost = {"ai_usd": ai, "proxy_usd": proxy, "total_usd": ai + proxy}
-        queue.complete(job, {"metrics": {"duration_ms": 1000, "cost": cost}})
-
-    [hour] = queue.hourly_costs(hours=1)
-
-    assert hour.jobs == 2
-    assert hour.ai_usd == pytest.approx(0.04)
-    assert hour.proxy_usd == pytest.approx(0.02)
-    assert hour.total_usd == pytest.approx(0.06)
-    assert hour.mean_duration_ms == pytest.approx(1000)
-    assert queue.snapshot().cost_last_hour_usd == pytest.approx(0.06)
-
-
-def test_list_jobs_pages_newest_first_and_filters_by_status_and_product():
-    queue.enqueue_many(
-        [new({"product_code": f"P{n}", "product_name": f"갤럭시 버즈 {n}"}, job_type=JobType.SEARCH) for n in range(5)]
-    )
-    queue.complete(claim_one(), {})
-
-    page = queue.list_jobs(page=1, page_size=2)
-    assert page.total == 5
-    assert len(page.jobs) == 2
-    assert page.jobs[0].created_at >= page.jobs[1].created_at
-    assert queue.list_jobs(status=JobStatus.DONE).total == 1
-    assert [job.payload["product_code"] for job in queue.list_jobs(q="P3").jobs] == ["P3"]
-    assert queue.list_jobs(q="버즈").total == 5
 
 
 def test_ping_answers_while_the_database_is_up():

@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.utils import timezone
 
-from jobs import queue
+from jobs import queue, queue_reads
 from jobs.models import Job, JobStatus, JobType
 from jobs.reaper import Reaper, ReaperPass
 from negative_cache import cache as negative_cache
@@ -61,7 +61,7 @@ def test_one_pass_reclaims_expired_leases_and_prunes_by_retention_and_purges_the
     outcome = Reaper(interval=60, batch_size=3).run_once()
 
     assert outcome == ReaperPass(requeued=3, dead=1, pruned_done=4, pruned_dead=2, purged_negative=1)
-    assert queue.counts() == {"PENDING": 3, "RUNNING": 0, "DONE": 2, "DEAD": 2}
+    assert queue_reads.counts() == {"PENDING": 3, "RUNNING": 0, "DONE": 2, "DEAD": 2}
     assert list(NegativeCacheEntry.objects.values_list("key", flat=True)) == ["code:FRESH"]
 
 
@@ -92,7 +92,7 @@ def test_the_reaper_loop_runs_a_pass_at_once_and_stops_when_asked():
 
     assert not loop.is_alive()
     assert exit_codes == [0]
-    assert queue.counts()["PENDING"] == 2
+    assert queue_reads.counts()["PENDING"] == 2
 
 
 def test_the_reaper_refuses_a_non_positive_interval():
@@ -107,7 +107,7 @@ def test_runreaper_once_runs_one_pass_and_says_what_it_did():
     call_command("runreaper", "--once", stdout=out)
 
     assert "reclaimed 2" in out.getvalue()
-    assert queue.counts()["PENDING"] == 2
+    assert queue_reads.counts()["PENDING"] == 2
 
 
 def test_runreaper_refuses_a_non_positive_interval():
@@ -151,7 +151,7 @@ def test_runworker_burst_exits_0_when_nothing_is_claimable():
 
     assert worker.returncode == 0, output
     assert "burst done" in output
-    assert queue.counts()["PENDING"] == 1
+    assert queue_reads.counts()["PENDING"] == 1
 
 
 def test_runworker_refuses_a_negative_concurrency():

@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
 
     django.setup()
 
-    from jobs import queue
+    from jobs import queue, queue_reads
     from jobs.models import JobType
     from jobs.worker import Worker
     from tests.jobs.scripted import scripted_registry
@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
         print(json.dumps([str(e.job_id) for e in enqueued]))
         return 0
     if args.command == "counts":
-        print(json.dumps(queue.counts()))
+        print(json.dumps(queue_reads.counts()))
         return 0
 
     worker = Worker(
