@@ -52,6 +52,10 @@ class Registration:
     def deadline_seconds(self) -> float:
         return float(getattr(settings, self.deadline_setting))
 
+    @property
+    def label(self) -> str:
+        return JobType(self.job_type).label
+
 
 _registry: dict[JobType, Registration] = {}
 _shutdown_hooks: list[Callable[[], None]] = []
@@ -73,6 +77,12 @@ def get(job_type: JobType) -> Registration:
         return _registry[job_type]
     except KeyError:
         raise UnknownJobType(f"no handler registered for {JobType(job_type).label}") from None
+
+
+def label(job_type: int) -> str:
+    """What logs, metrics and the admin call `job_type`: its registered label, or its number when unknown."""
+    registration = _registry.get(job_type)
+    return registration.label if registration is not None else f"type {int(job_type)}"
 
 
 def registered() -> dict[JobType, Registration]:
