@@ -47,7 +47,8 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from search.crawler import CHROMIUM_ARGS, Crawler, find_chromium  # noqa: E402
+from search.chromium import CHROMIUM_ARGS, find_chromium  # noqa: E402
+from search.crawler import Crawler  # noqa: E402
 from search.judge import judge_listings  # noqa: E402
 from search.keywords import refine_queries  # noqa: E402
 from search.listings import ProductQuery, SearchPage  # noqa: E402

@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from jobs import queue_reads
 from jobs.models import Job, JobStatus
 from negative_cache.models import NegativeCacheEntry
-from search.crawler import CHROMIUM_ARGS, find_chromium
+from search.chromium import CHROMIUM_ARGS, find_chromium
 from search.models import SessionEndReason
 from tests.admin import rows
 

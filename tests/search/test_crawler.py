@@ -161,7 +161,7 @@ def test_a_session_pays_for_gzipped_html_on_the_wire_and_for_the_sites_scripts_o
     assert fake_marketplace.bytes_served - served.total() == html_on_the_wire  # nothing else was fetched
     # What the crawler counts is what crossed the wire (encoded bodies plus headers), not the decoded pages. A
     # page is read as it arrives, so what a request still reports after the read is charged to the session's
-    # next page (search/crawler.py, _ByteMeter): under load part of one page's bill lands on the next. The
+    # next page (search/byte_meter.py, ByteMeter): under load part of one page's bill lands on the next. The
     # promise is the session's sum: every byte served billed once, plus each response's headers.
     billed = first.bytes + second.bytes + third.bytes
     responses = sum(hits.values())

@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from search.crawler import DIRECT, Crawler, Proxy, classify, end_reason, find_chromium
+from search.block_detection import classify
+from search.chromium import find_chromium
+from search.crawl_records import end_reason
+from search.crawler import Crawler
 from search.exceptions import BrowserUnavailable
 from search.listings import Listing
 from search.models import SessionEndReason
+from search.proxies import DIRECT, Proxy
 from search.sources.base import ParsedPage
 from search.sources.coupang import CoupangSource
 
