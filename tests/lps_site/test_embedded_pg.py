@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from lps_site import settings
 from tests.addresses import free_port
+from tests.processes import alive, wait_until
 
 PORT = free_port()
 
@@ -76,38 +76,19 @@ def _accepts_connections() -> bool:
         return False
 
 
-def _wait_for(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def _postmaster_pid(data_dir: Path) -> int:
     return int((data_dir / "postmaster.pid").read_text().splitlines()[0])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie has exited; only its exit status is left for the parent to read.
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split(") ")[1][0] != "Z"
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGKILL])
 def test_the_server_stops_when_the_launcher_is_stopped(data_dir, stop_signal):
     launcher = _launch(data_dir)
     try:
-        assert _wait_for(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
+        assert wait_until(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
         postmaster = _postmaster_pid(data_dir)
         launcher.send_signal(stop_signal)
         launcher.wait(timeout=30)
-        assert _wait_for(lambda: not _alive(postmaster), 30)
+        assert wait_until(lambda: not alive(postmaster), 30)
         assert not _accepts_connections()
     finally:
         if launcher.poll() is None:
@@ -132,7 +113,7 @@ def test_a_block_that_started_the_server_stops_it_however_the_block_ends(data_di
         _, stderr = block.communicate(timeout=60)
 
         assert (block.returncode == 0) == (ending == "return"), stderr
-        assert _wait_for(lambda: not _alive(postmaster), 30)
+        assert wait_until(lambda: not alive(postmaster), 30)
         assert not _accepts_connections()
         assert "already running" not in stderr
     finally:
@@ -154,7 +135,7 @@ def test_a_block_that_found_the_server_running_says_so_and_leaves_it_running(dat
         assert block.returncode == 0, stderr
         assert stdout.strip() == f"postgres://postgres@127.0.0.1:{PORT}/lps"
         assert f"using the PostgreSQL already running on port {PORT}; leaving it running" in stderr
-        assert _alive(postmaster)
+        assert alive(postmaster)
         assert _accepts_connections()
     finally:
         subprocess.run(

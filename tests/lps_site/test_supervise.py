@@ -8,14 +8,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from lps_site import settings
 from lps_site.supervise import how_it_ended, read_procfile, restart_delay
-from tests.processes import descendants, process_table
+from tests.processes import alive, descendants, process_table, wait_until
 
 PROCFILE = """\
 release: echo the release step is not the supervisor's
@@ -25,21 +24,6 @@ worker: sleep 600
 # A process that ignores SIGTERM, as does the child it waits for: only the process group's SIGKILL ends them.
 stubborn: trap '' TERM; sleep 600 & wait
 """
-
-
-def _wait_for(condition, timeout: float = 30) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
-
-
-def _alive(pid: int) -> bool:
-    entry = process_table().get(pid)
-    # A zombie has exited; only its exit status is left for the parent to read.
-    return entry is not None and entry.state != "Z"
 
 
 class Supervising:
@@ -66,7 +50,7 @@ class Supervising:
         return self.log_path.read_text()
 
     def wait_for_line(self, pattern: str) -> re.Match:
-        assert _wait_for(lambda: re.search(pattern, self.output(), re.MULTILINE)), self.output()
+        assert wait_until(lambda: re.search(pattern, self.output(), re.MULTILINE)), self.output()
         return re.search(pattern, self.output(), re.MULTILINE)
 
     def started_pid(self, name: str) -> int:
@@ -108,14 +92,14 @@ def test_a_killed_worker_is_started_again_and_sigint_stops_every_process(supervi
     assert restarted != worker
     children = descendants(supervisor.popen.pid, process_table())
     assert {restarted, web} <= set(children)
-    assert _alive(restarted)
-    assert _alive(web)
+    assert alive(restarted)
+    assert alive(web)
     assert "release" not in supervisor.output()
 
     supervisor.popen.send_signal(signal.SIGINT)
 
     assert supervisor.popen.wait(timeout=30) == 0
-    assert not [pid for pid in children if _alive(pid)], supervisor.output()
+    assert not [pid for pid in children if alive(pid)], supervisor.output()
     assert f"supervise: web (pid {web}) was killed by SIGTERM" in supervisor.output()
     assert re.search(r"supervise: stubborn \(pid \d+\) is still running: SIGKILL", supervisor.output())
     assert supervisor.output().endswith("supervise: all stopped\n")
