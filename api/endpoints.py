@@ -33,7 +33,6 @@ from api.exceptions import (
 )
 from api.models import ApiClient
 from api.schemas import (
-    OPTIONAL_TEXT_PATTERN,
     BotStatsOut,
     CostStatsOut,
     ErrorOut,
@@ -59,6 +58,7 @@ from lps_site.db_router import observing
 from search import stats
 from search.job_lookups import matching_product
 from search.models import PriceSnapshot, Product
+from search.payload import OBJECT_ERRORS, OPTIONAL_TEXT_PATTERN, error_message
 
 log = logging.getLogger(__name__)
 
@@ -392,16 +392,13 @@ def _field_path(loc: tuple) -> str:
 
 
 def _message(error: dict, field: str) -> str:
-    kind = error.get("type", "")
-    if kind == "missing":
-        return "the request body is required" if field == "body" else f"{field} is required"
-    if kind == "string_pattern_mismatch":
-        if field.endswith("callback_url"):
-            return f"{field} must be an http:// or https:// URL without spaces or control characters"
-        return f"{field} must contain a visible character and no control characters"
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        return "the request body must be a JSON object" if field == "body" else f"{field} must be a JSON object"
-    return f"{field}: {error.get('msg', 'invalid value')}"
+    if field == "body":
+        kind = error.get("type", "")
+        if kind == "missing":
+            return "the request body is required"
+        if kind in OBJECT_ERRORS:
+            return "the request body must be a JSON object"
+    return error_message(error, field)
 
 
 @api.exception_handler(ValidationError)

@@ -7,84 +7,23 @@ may be absent are left out rather than sent as null (`SkipJsonSchema[None]` keep
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
 
 from jobs.models import Job, JobStatus, JobType, Priority
 from search.models import PriceSnapshot, Product
+from search.payload import SearchProduct
 
-# At least one visible character and no control characters (PostgreSQL refuses NUL; the rest is noise).
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
-# No control characters; may be empty.
-OPTIONAL_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
-# The dedupe key "search:<client id>:<product_code>" has to fit the job table's varchar(255).
-PRODUCT_CODE_MAX = 190
-PRODUCT_NAME_MAX = 500
-ATTRIBUTE_MAX = 200
-CALLBACK_URL_MAX = 2000
-# The largest price any integer column of the project can hold.
-PRICE_MAX = 2_147_483_647
 MAX_PRODUCTS = settings.LPS_API_MAX_PRODUCTS
 
 Omitted = SkipJsonSchema[None]
 
-
-def _strip(value: str) -> str:
-    return value.strip()
-
-
-def has_visible_character(text: str) -> bool:
-    """Whether `text` shows anything once Unicode-normalised: spaces and format characters (category Cf: zero-width
-    space U+200B, BOM U+FEFF, direction marks, …) do not count."""
-    return any(
-        not char.isspace() and unicodedata.category(char) != "Cf" for char in unicodedata.normalize("NFKC", text)
-    )
-
-
-def _visible(value: str) -> str:
-    # A name of zero-width characters passes the pattern yet would cost a full search of nothing.
-    if not has_visible_character(value):
-        raise PydanticCustomError("string_pattern_mismatch", "must contain a visible character")
-    return value
-
-
-def _bounded(required: bool, max_length: int) -> Any:
-    pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
-    constraints = StringConstraints(
-        strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
-    )
-    if required:
-        return Annotated[str, constraints, AfterValidator(_visible), AfterValidator(_strip)]
-    return Annotated[str, constraints, AfterValidator(_strip)]
-
-
-def _whole_number(value: Any) -> Any:
-    # JSON has one number type: 15000.0 is the integer 15000 (JSON Schema agrees); true is not a number.
-    if isinstance(value, bool):
-        raise PydanticCustomError("int_type", "must be an integer, not a boolean")
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-Price = Annotated[StrictInt, Field(ge=0, le=PRICE_MAX), BeforeValidator(_whole_number)]
-ProductCode = _bounded(True, PRODUCT_CODE_MAX)
-ProductName = _bounded(True, PRODUCT_NAME_MAX)
-Attribute = _bounded(False, ATTRIBUTE_MAX)
-CallbackUrl = Annotated[
-    str,
-    StringConstraints(
-        strict=True, max_length=CALLBACK_URL_MAX, pattern=r"^[hH][tT][tT][pP][sS]?://[^\s\x00-\x1f\x7f]+$"
-    ),
-]
 PriorityName = Literal["high", "normal", "low"]
 StatusName = Literal["PENDING", "RUNNING", "DONE", "DEAD"]
 JobTypeName = Literal["SEARCH", "OUTBOX"]
@@ -93,27 +32,11 @@ JobTypeName = Literal["SEARCH", "OUTBOX"]
 # --- Requests ---------------------------------------------------------------------------------------------
 
 
-class ProductIn(BaseModel):
+class ProductIn(SearchProduct):
     """One product to search. Unknown fields are ignored; null counts as absent for the optional ones."""
 
-    # A plain pydantic model rather than a ninja Schema: ninja's Schema reads attributes of any object, so a
-    # product sent as a string would be reported as missing fields instead of "not an object".
-    model_config = ConfigDict(extra="ignore")
-
-    product_code: ProductCode = Field(
-        description="The client's own product code (its SKU); one active search per client and code."
-    )
-    product_name: ProductName = Field(description="The name searched on the marketplace.")
-    model_code: Attribute | None = Field(None, description="Manufacturer model code; sharpens matching.")
-    brand: Attribute | None = Field(None, description="Brand; sharpens matching.")
-    price: Price | None = Field(None, description="The client's own price in won.")
-    callback_url: CallbackUrl | None = Field(
-        None,
-        description=(
-            "http(s) URL that receives the result as a signed webhook. Hosts resolving to link-local or cloud "
-            "metadata addresses are refused; loopback and private ones unless LPS_ALLOW_PRIVATE_CALLBACKS=true."
-        ),
-    )
+    # The fields and their limits are the SEARCH payload's (search/payload.py), which the handler reads back;
+    # this subclass only keeps the name the OpenAPI document has always given them.
 
 
 class SearchIn(BaseModel):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from api.callbacks import CachingResolver, check_callback_url
 from api.exceptions import UnsafeCallbackUrl
 from api.models import ApiClient
-from api.schemas import PRIORITIES, ProductIn, SearchIn
+from api.schemas import PRIORITIES, SearchIn
 from jobs import queue
 from jobs.models import JobType
+from search.payload import SearchPayload
 
 # Each distinct host name is a DNS lookup (up to a few seconds); address literals and localhost cost nothing.
 MAX_RESOLVED_CALLBACK_HOSTS = 10
@@ -23,19 +24,6 @@ class _CountingResolver(CachingResolver):
                 f"a request may name at most {MAX_RESOLVED_CALLBACK_HOSTS} distinct callback host names"
             )
         return super().__call__(host, port)
-
-
-def search_payload(product: ProductIn, client: ApiClient) -> dict:
-    """The SEARCH payload of one product; absent and empty optional fields are left out."""
-    payload = {"product_code": product.product_code, "product_name": product.product_name}
-    for name in ("brand", "model_code", "callback_url"):
-        value = getattr(product, name)
-        if value:
-            payload[name] = value
-    if product.price is not None:
-        payload["price"] = product.price
-    payload["client_id"] = client.pk
-    return payload
 
 
 def search_dedupe_key(product_code: str, client: ApiClient) -> str:
@@ -68,7 +56,7 @@ def submit_search(search: SearchIn, client: ApiClient) -> list[queue.Enqueued]:
         [
             queue.NewJob(
                 JobType.SEARCH,
-                search_payload(product, client),
+                SearchPayload.from_product(product, client_id=client.pk).as_payload(),
                 priority=priority,
                 dedupe_key=search_dedupe_key(product.product_code, client),
                 owner_id=client.pk,

@@ -187,13 +187,8 @@ FROM spec
 """
 
 
-def bench_database_url() -> str:
-    """DATABASE_URL (or the embedded server's) with the bench's own database name."""
-    base = os.environ.get("DATABASE_URL")
-    if not base:
-        from lps_site import embedded_pg
-
-        base = embedded_pg.start_detached()
+def bench_database_url(base: str) -> str:
+    """The server's URL with the bench's own database name."""
     return urlunsplit(urlsplit(base)._replace(path=f"/{BENCH_DATABASE}"))
 
 
@@ -347,8 +342,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--requests", type=int, default=21)
     options = parser.parse_args(argv)
+    from lps_site import embedded_pg
 
-    url = bench_database_url()
+    with embedded_pg.running() as server:
+        return measure(options, bench_database_url(server))
+
+
+def measure(options: argparse.Namespace, url: str) -> int:
+    """Every measurement, on the bench's own database at `url`."""
     ensure_database(url)
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")

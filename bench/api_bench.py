@@ -38,16 +38,6 @@ PYTHON = sys.executable
 BENCH_DATABASE = "lps_apibench"
 
 
-def server_url() -> str:
-    """The PostgreSQL URL the project uses (DATABASE_URL, else the embedded server, started if needed)."""
-    if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"]
-    from lps_site import embedded_pg
-
-    subprocess.run([PYTHON, "-m", "lps_site.embedded_pg", "start"], cwd=PROJECT_DIR, check=True, capture_output=True)
-    return embedded_pg.url()
-
-
 def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path=f"/{name}"))
@@ -213,8 +203,14 @@ def main() -> int:
     parser.add_argument("--gets", type=int, default=5000)
     parser.add_argument("--keep", action="store_true", help="keep the lps_apibench database")
     options = parser.parse_args()
+    from lps_site import embedded_pg
 
-    base_url = server_url()
+    with embedded_pg.running() as base_url:
+        return measure(options, base_url)
+
+
+def measure(options: argparse.Namespace, base_url: str) -> int:
+    """Every measurement, against gunicorn on the server at `base_url` (its own database, lps_apibench)."""
     database_url = with_database(base_url, BENCH_DATABASE)
     recreate_database(base_url)
     env = {

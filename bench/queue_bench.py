@@ -43,15 +43,6 @@ def with_database(url: str, name: str) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
-def server_url() -> str:
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        return url
-    from lps_site import embedded_pg
-
-    return embedded_pg.start_detached()
-
-
 def recreate_database(url: str, name: str) -> str:
     import psycopg
 
@@ -373,7 +364,14 @@ def main(argv: list[str]) -> int:
     if args.engine_part:
         return engine_part(args.engine_part, args.jobs)
 
-    url = server_url()
+    from lps_site import embedded_pg
+
+    with embedded_pg.running() as url:
+        return bench(args, url)
+
+
+def bench(args: argparse.Namespace, url: str) -> int:
+    """Every measurement, on the server at `url` (its own database, lps_bench)."""
     bench_url = recreate_database(url, "lps_bench")
     setup_django(bench_url)
     from django.core.management import call_command

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import os
 import statistics
 import sys
@@ -34,10 +35,11 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 os.environ["LPS_TEST_DB_SUFFIX"] = "_bench"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
-if not os.environ.get("DATABASE_URL"):
-    from lps_site import embedded_pg
+from lps_site import embedded_pg  # noqa: E402
 
-    os.environ["DATABASE_URL"] = embedded_pg.start_detached()
+# Entered here because django.setup() below needs the URL; left (the server stopped, if started) by __main__.
+DATABASE_SERVER = contextlib.ExitStack()
+os.environ["DATABASE_URL"] = DATABASE_SERVER.enter_context(embedded_pg.running())
 
 import django  # noqa: E402
 
@@ -313,4 +315,5 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with DATABASE_SERVER:
+        sys.exit(main())

@@ -44,9 +44,3 @@ class UnknownJobType(JobsError):
 
 class InvalidJobResult(JobsError):
     """The handler returned something that is not a JSON object (a dict of JSON values) or None."""
-
-
-class HandlerFailed(JobsError):
-    """A handler raised an error that is not one of the project's own."""
-
-    retryable = True

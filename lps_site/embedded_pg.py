@@ -8,8 +8,11 @@ The server keeps its data under `.lps/pg/` in the project and listens on 127.0.0
     python -m lps_site.embedded_pg stop           stop it
     python -m lps_site.embedded_pg url            print the URL
 
-`run` owns the server it started: the postmaster is its child with a parent-death signal, so neither a SIGTERM
-nor a kill -9 of the launcher leaves an orphaned server behind.
+Whatever starts the server stops it: `run` and every bench go through `running()`, which starts the server
+unless one already answers on the port (then it says so and leaves it running) and stops the one it started
+when its block ends, on an exception or Ctrl-C too. The postmaster it starts is its child with a parent-death
+signal, so neither a SIGTERM nor a kill -9 of the owner leaves an orphaned server behind. Only `start` (and
+`manage.py` run on its own, which uses it) leaves a server running on purpose, and says so.
 """
 
 from __future__ import annotations
@@ -209,8 +212,56 @@ def start_detached() -> str:
     with _locked():
         if not is_running():
             _wait_until_ready(_spawn(die_with_parent=False))
+            print(
+                f"started the embedded PostgreSQL on port {PORT} in the background; "
+                "stop it with: python -m lps_site.embedded_pg stop",
+                file=sys.stderr,
+                flush=True,
+            )
         _create_database()
     return url()
+
+
+@contextlib.contextmanager
+def running() -> Iterator[str]:
+    """Yield the DATABASE_URL to use: the configured one, else the embedded server's, started for the block.
+
+    A server found already running is used and left running (with a line saying so); one started here is
+    stopped when the block ends, however it ends. The server dies with the thread that started it (the
+    parent-death signal follows the thread), so enter this from the main thread.
+    """
+    configured = os.environ.get("DATABASE_URL")
+    if configured:
+        yield configured
+        return
+    server: subprocess.Popen | None = None
+    try:
+        with _locked():
+            if is_running():
+                print(
+                    f"using the PostgreSQL already running on port {PORT}; leaving it running",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            else:
+                server = _spawn(die_with_parent=True)
+                _wait_until_ready(server)
+            _create_database()
+        print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
+        yield url()
+    finally:
+        if server is not None:
+            _shut_down(server)
+
+
+def _shut_down(server: subprocess.Popen) -> None:
+    """Stop a server this process started with a fast shutdown (open sessions are ended)."""
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout=START_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 def stop() -> None:
@@ -233,8 +284,6 @@ def stop() -> None:
 
 def run(command: list[str]) -> int:
     """Run `command` with DATABASE_URL set, starting (and afterwards stopping) the server when needed."""
-    env = dict(os.environ)
-    server: subprocess.Popen | None = None
     child: subprocess.Popen | None = None
     stop_signals: list[int] = []
 
@@ -247,26 +296,11 @@ def run(command: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
-    try:
-        if not env.get("DATABASE_URL"):
-            with _locked():
-                if not is_running():
-                    server = _spawn(die_with_parent=True)
-                    _wait_until_ready(server)
-                _create_database()
-            env["DATABASE_URL"] = url()
-            print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
+    with running() as database_url:
         if stop_signals:
             return 128 + stop_signals[0]
-        child = subprocess.Popen(command, env=env, preexec_fn=_die_with_parent)
+        child = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url}, preexec_fn=_die_with_parent)
         return child.wait()
-    finally:
-        if server is not None:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=START_TIMEOUT_SECONDS)
-            except subprocess.TimeoutExpired:
-                server.kill()
 
 
 def _die_with_parent() -> None:

@@ -19,11 +19,11 @@ from jobs.handlers import JobContext
 from jobs.models import JobType
 from search import metrics, pipeline
 from search.crawler import Crawler
-from search.exceptions import InvalidProduct
 from search.judge import judge_listings
 from search.keywords import refine_queries
 from search.listings import ProductQuery
 from search.llm import LlmClient
+from search.payload import SearchPayload
 from search.products import record_search
 from search.sources.coupang import CoupangSource
 
@@ -49,50 +49,6 @@ def close_shared_crawler() -> None:
         crawler, _crawler = _crawler, None
     if crawler is not None:
         crawler.close(reason="shutdown")
-
-
-def _text(payload: dict, name: str, *, required: bool, max_length: int) -> str | None:
-    value = payload.get(name)
-    if value is None or (not required and value == ""):
-        if required:
-            raise InvalidProduct(f"{name} is required")
-        return None
-    if not isinstance(value, str):
-        raise InvalidProduct(f"{name} must be a string, not {type(value).__name__}")
-    value = value.strip()
-    if required and not value:
-        raise InvalidProduct(f"{name} must not be blank")
-    if len(value) > max_length:
-        raise InvalidProduct(f"{name} is longer than {max_length} characters")
-    return value or None
-
-
-def callback_url_from_payload(payload: dict) -> str | None:
-    """The payload's callback_url, if any; raise InvalidProduct when it is not an http(s) URL.
-
-    The API vets the host when the job is submitted and the OUTBOX handler again at delivery.
-    """
-    callback_url = _text(payload, "callback_url", required=False, max_length=2000)
-    if callback_url and not callback_url.lower().startswith(("http://", "https://")):
-        raise InvalidProduct("callback_url must be an http(s) URL")
-    return callback_url
-
-
-def product_from_payload(payload: object) -> ProductQuery:
-    """Check a SEARCH payload and turn it into a ProductQuery; raise InvalidProduct naming the bad field."""
-    if not isinstance(payload, dict):
-        raise InvalidProduct(f"the payload must be a JSON object, not {type(payload).__name__}")
-    price = payload.get("price")
-    if price is not None and (isinstance(price, bool) or not isinstance(price, int) or price < 0):
-        raise InvalidProduct("price must be a whole number of won, zero or more")
-    callback_url_from_payload(payload)
-    return ProductQuery(
-        product_code=_text(payload, "product_code", required=True, max_length=200),
-        product_name=_text(payload, "product_name", required=True, max_length=500),
-        brand=_text(payload, "brand", required=False, max_length=200),
-        model_code=_text(payload, "model_code", required=False, max_length=200),
-        price=price,
-    )
 
 
 def run_pipeline(
@@ -129,11 +85,8 @@ def run_pipeline(
 
 def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked."""
-    product = product_from_payload(job.payload)
-    callback_url = callback_url_from_payload(job.payload)
-    client_id = job.payload.get("client_id")
-    if client_id is not None and (isinstance(client_id, bool) or not isinstance(client_id, int)):
-        raise InvalidProduct(f"client_id must be an API client's id, not {client_id!r}")
+    payload = SearchPayload.from_payload(job.payload)
+    product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
     llm = LlmClient.from_settings()
     try:
         result = run_pipeline(

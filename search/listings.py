@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal
 
 
 @dataclass(frozen=True)
 class ProductQuery:
-    """A product a client asked about (the SEARCH payload)."""
+    """A product a client asked about, as the pipeline searches it (search/payload.py reads it from a job)."""
 
     product_code: str
     product_name: str
@@ -16,16 +16,6 @@ class ProductQuery:
     model_code: str | None = None
     price: int | None = None
     """The client's own price, in won."""
-
-    @classmethod
-    def from_payload(cls, payload: dict) -> ProductQuery:
-        return cls(
-            product_code=str(payload.get("product_code") or ""),
-            product_name=str(payload.get("product_name") or ""),
-            brand=payload.get("brand") or None,
-            model_code=payload.get("model_code") or None,
-            price=payload.get("price"),
-        )
 
 
 @dataclass(frozen=True)
@@ -46,10 +36,6 @@ class Listing:
     def is_candidate(self) -> bool:
         """Ads and sold-out listings are never candidates for the lowest price."""
         return not self.ad and not self.sold_out
-
-    def as_dict(self) -> dict:
-        """JSON form with absent values left out."""
-        return {key: value for key, value in asdict(self).items() if value is not None}
 
 
 @dataclass(frozen=True)

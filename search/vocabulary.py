@@ -65,15 +65,6 @@ NOT_ACCESSORY = ("알루미늄 케이스", "aluminum case", "스테인리스 케
 COMPATIBLE_WORDS = ("호환", "compatible")
 MADE_FOR_WORDS = {"전용": "전용", "교체용": "교체용", "리필": "리필", "replacement": "교체용", "refill": "리필"}
 """Each mark → its Korean spelling, so that "Refill" and "리필" are the same mark."""
-# "<word>용" means "for <word>" (에어팟용, S24용) except with these words, where it names the product's use,
-# size or user (6인용, 가정용, 대용량, 여성용).
-PURPOSE_WORDS = (
-    "인", "가정", "업소", "업무", "사무", "휴대", "차량", "여행", "대", "소", "중", "여성", "남성", "아동", "유아",
-    "어린이", "성인", "남녀공", "남여공", "공", "겸", "다", "실내", "실외", "야외", "캠핑", "욕실", "주방", "식",
-    "사", "이", "전", "교체", "세탁", "선물", "데일리", "일", "학생", "키즈", "반려", "강아지", "고양이", "애견",
-    "애묘", "개", "가족", "개인", "1인", "손님", "답례",
-)  # fmt: skip
-
 # A free gift or an included item is not what the listing sells: "(+케이스 증정)", "사은품 증정".
 GIFT_WORDS = ("증정", "사은품", "서비스", "포함", "제공", "선물")
 

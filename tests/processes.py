@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,3 +47,19 @@ def descendants(root_pid: int, table: dict[int, ProcessEntry]) -> list[int]:
         found.append(pid)
         stack.extend(children.get(pid, []))
     return found
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie has exited: only its exit status is left for its parent to read)."""
+    entry = process_table().get(pid)
+    return entry is not None and entry.state != "Z"
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Poll `condition` until it holds or `timeout` seconds pass; return whether it holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()

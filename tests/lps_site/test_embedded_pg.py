@@ -1,11 +1,11 @@
-"""The embedded PostgreSQL launcher leaves no server behind, however it is stopped."""
+"""Whatever starts the embedded PostgreSQL stops it: the launcher and `running()` leave no server behind, however
+they end, and leave alone a server they found running."""
 
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import pytest
 
 from lps_site import settings
 from tests.addresses import free_port
+from tests.processes import alive, wait_until
 
 PORT = free_port()
 
@@ -27,14 +28,43 @@ def data_dir():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _launch(data_dir: Path) -> subprocess.Popen:
+# A bench's shape: the server for a block, the block waiting for the test to look, then ending as asked.
+IN_A_BLOCK = """
+import sys
+from lps_site import embedded_pg
+
+with embedded_pg.running() as url:
+    print(url, flush=True)
+    sys.stdin.readline()
+    if sys.argv[1] == "raise":
+        raise RuntimeError("the block failed")
+"""
+
+
+def _env(data_dir: Path) -> dict:
     env = dict(os.environ, LPS_EMBEDDED_PG_PORT=str(PORT), LPS_EMBEDDED_PG_DATA=str(data_dir))
     env.pop("DATABASE_URL", None)
+    return env
+
+
+def _launch(data_dir: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "lps_site.embedded_pg", "run", "--", "sleep", "60"],
         cwd=settings.BASE_DIR,
-        env=env,
+        env=_env(data_dir),
         stderr=subprocess.PIPE,
+    )
+
+
+def _enter_a_block(data_dir: Path, ending: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", IN_A_BLOCK, ending],
+        cwd=settings.BASE_DIR,
+        env=_env(data_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -46,38 +76,19 @@ def _accepts_connections() -> bool:
         return False
 
 
-def _wait_for(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def _postmaster_pid(data_dir: Path) -> int:
     return int((data_dir / "postmaster.pid").read_text().splitlines()[0])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie has exited; only its exit status is left for the parent to read.
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split(") ")[1][0] != "Z"
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGKILL])
 def test_the_server_stops_when_the_launcher_is_stopped(data_dir, stop_signal):
     launcher = _launch(data_dir)
     try:
-        assert _wait_for(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
+        assert wait_until(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
         postmaster = _postmaster_pid(data_dir)
         launcher.send_signal(stop_signal)
         launcher.wait(timeout=30)
-        assert _wait_for(lambda: not _alive(postmaster), 30)
+        assert wait_until(lambda: not alive(postmaster), 30)
         assert not _accepts_connections()
     finally:
         if launcher.poll() is None:
@@ -85,3 +96,49 @@ def test_the_server_stops_when_the_launcher_is_stopped(data_dir, stop_signal):
             launcher.wait(timeout=30)
         if launcher.stderr:
             launcher.stderr.close()
+
+
+@pytest.mark.parametrize("ending", ["return", "raise", "ctrl-c"])
+def test_a_block_that_started_the_server_stops_it_however_the_block_ends(data_dir, ending):
+    block = _enter_a_block(data_dir, ending)
+    try:
+        assert block.stdout.readline().strip() == f"postgres://postgres@127.0.0.1:{PORT}/lps", block.stderr.read()
+        assert _accepts_connections()
+        postmaster = _postmaster_pid(data_dir)
+        if ending == "ctrl-c":
+            block.send_signal(signal.SIGINT)
+        else:
+            block.stdin.write("done\n")
+            block.stdin.flush()
+        _, stderr = block.communicate(timeout=60)
+
+        assert (block.returncode == 0) == (ending == "return"), stderr
+        assert wait_until(lambda: not alive(postmaster), 30)
+        assert not _accepts_connections()
+        assert "already running" not in stderr
+    finally:
+        if block.poll() is None:
+            block.kill()
+            block.communicate(timeout=30)
+
+
+def test_a_block_that_found_the_server_running_says_so_and_leaves_it_running(data_dir):
+    env = _env(data_dir)
+    subprocess.run(
+        [sys.executable, "-m", "lps_site.embedded_pg", "start"], cwd=settings.BASE_DIR, env=env, check=True, timeout=90
+    )
+    try:
+        postmaster = _postmaster_pid(data_dir)
+        block = _enter_a_block(data_dir, "return")
+        stdout, stderr = block.communicate("done\n", timeout=60)
+
+        assert block.returncode == 0, stderr
+        assert stdout.strip() == f"postgres://postgres@127.0.0.1:{PORT}/lps"
+        assert f"using the PostgreSQL already running on port {PORT}; leaving it running" in stderr
+        assert alive(postmaster)
+        assert _accepts_connections()
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "lps_site.embedded_pg", "stop"], cwd=settings.BASE_DIR, env=env, timeout=90
+        )
+    assert not _accepts_connections()

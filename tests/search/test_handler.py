@@ -1,4 +1,4 @@
-"""The SEARCH handler: payload checks, price snapshots, the OUTBOX job, and a run through the real queue and
+"""The SEARCH handler: a bad payload refused, price snapshots, the OUTBOX job, and a run through the real queue and
 worker against the fake marketplace in the real Chromium."""
 
 from __future__ import annotations
@@ -60,36 +60,6 @@ def claimed(payload: dict, *, deadline_seconds: float = 60.0) -> tuple[queue.Cla
 
 
 # --- Payloads ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("payload", "field"),
-    [
-        ({"product_name": BUDS}, "product_code"),
-        ({"product_code": "A", "product_name": "   "}, "product_name"),
-        ({"product_code": 12, "product_name": BUDS}, "product_code"),
-        ({"product_code": "A", "product_name": BUDS, "price": -1}, "price"),
-        ({"product_code": "A", "product_name": BUDS, "price": "1000"}, "price"),
-        ({"product_code": "A", "product_name": BUDS, "price": True}, "price"),
-        ({"product_code": "A", "product_name": BUDS, "brand": ["삼성"]}, "brand"),
-        ({"product_code": "A", "product_name": BUDS, "callback_url": "ftp://client.test/hook"}, "callback_url"),
-        ({"product_code": "A" * 201, "product_name": BUDS}, "product_code"),
-        (["not", "an", "object"], "payload"),
-    ],
-)
-def test_a_bad_payload_is_refused_naming_the_field_and_is_not_retried(payload, field):
-    with pytest.raises(InvalidProduct, match=field) as raised:
-        handler.product_from_payload(payload)
-
-    assert raised.value.retryable is False
-
-
-def test_a_good_payload_becomes_a_product_query_with_blank_optionals_left_out():
-    product = handler.product_from_payload(
-        {"product_code": " A-1 ", "product_name": BUDS, "brand": "", "model_code": "SM-R630", "price": 230_000}
-    )
-
-    assert product == ProductQuery("A-1", BUDS, brand=None, model_code="SM-R630", price=230_000)
 
 
 @pytest.mark.django_db

@@ -1,0 +1,184 @@
+"""The SEARCH payload: one product as a client posts it and as its SEARCH job carries it, checked by one model.
+
+The API validates each posted product with `SearchProduct` (the OpenAPI document is derived from it) and enqueues
+`SearchPayload.as_payload()`; the handler reads the stored payload back with `SearchPayload.from_payload()`. What
+the API promised clients and what a worker accepts therefore cannot drift apart.
+
+Every field is checked strictly (no "12" for 12, no true for 1); unknown fields are ignored; null counts as absent
+for the optional ones, and so does an empty brand or model code.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StringConstraints,
+    ValidationError,
+)
+from pydantic_core import PydanticCustomError
+
+from search.exceptions import InvalidProduct
+from search.listings import ProductQuery
+
+# At least one visible character and no control characters (PostgreSQL refuses NUL; the rest is noise).
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+# No control characters; may be empty.
+OPTIONAL_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+# http(s), any case, with no spaces or control characters: the host itself is vetted by the API (api/callbacks.py).
+CALLBACK_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://[^\s\x00-\x1f\x7f]+$"
+# The dedupe key "search:<client id>:<product_code>" has to fit the job table's varchar(255).
+PRODUCT_CODE_MAX = 190
+PRODUCT_NAME_MAX = 500
+ATTRIBUTE_MAX = 200
+CALLBACK_URL_MAX = 2000
+# The largest price any integer column of the project can hold.
+PRICE_MAX = 2_147_483_647
+# The pydantic error types that mean "not an object".
+OBJECT_ERRORS = ("model_type", "dict_type", "model_attributes_type")
+
+
+def has_visible_character(text: str) -> bool:
+    """Whether `text` shows anything once Unicode-normalised: spaces and format characters (category Cf: zero-width
+    space U+200B, BOM U+FEFF, direction marks, …) do not count."""
+    return any(
+        not char.isspace() and unicodedata.category(char) != "Cf" for char in unicodedata.normalize("NFKC", text)
+    )
+
+
+def _strip(value: str) -> str:
+    return value.strip()
+
+
+def _visible(value: str) -> str:
+    # A name of zero-width characters passes the pattern yet would cost a full search of nothing.
+    if not has_visible_character(value):
+        raise PydanticCustomError("string_pattern_mismatch", "must contain a visible character")
+    return value
+
+
+def _bounded(required: bool, max_length: int) -> Any:
+    pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
+    constraints = StringConstraints(
+        strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
+    )
+    if required:
+        return Annotated[str, constraints, AfterValidator(_visible), AfterValidator(_strip)]
+    return Annotated[str, constraints, AfterValidator(_strip)]
+
+
+def _whole_number(value: Any) -> Any:
+    # JSON has one number type: 15000.0 is the integer 15000 (JSON Schema agrees); true is not a number.
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "must be an integer, not a boolean")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Price = Annotated[StrictInt, Field(ge=0, le=PRICE_MAX), BeforeValidator(_whole_number)]
+ProductCode = _bounded(True, PRODUCT_CODE_MAX)
+ProductName = _bounded(True, PRODUCT_NAME_MAX)
+Attribute = _bounded(False, ATTRIBUTE_MAX)
+CallbackUrl = Annotated[str, StringConstraints(strict=True, max_length=CALLBACK_URL_MAX, pattern=CALLBACK_URL_PATTERN)]
+
+
+class SearchProduct(BaseModel):
+    """One product to search. Unknown fields are ignored; null counts as absent for the optional ones."""
+
+    # A plain pydantic model rather than a ninja Schema: ninja's Schema reads attributes of any object, so a
+    # product sent as a string would be reported as missing fields instead of "not an object".
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    product_code: ProductCode = Field(
+        description="The client's own product code (its SKU); one active search per client and code."
+    )
+    product_name: ProductName = Field(description="The name searched on the marketplace.")
+    model_code: Attribute | None = Field(None, description="Manufacturer model code; sharpens matching.")
+    brand: Attribute | None = Field(None, description="Brand; sharpens matching.")
+    price: Price | None = Field(None, description="The client's own price in won.")
+    callback_url: CallbackUrl | None = Field(
+        None,
+        description=(
+            "http(s) URL that receives the result as a signed webhook. Hosts resolving to link-local or cloud "
+            "metadata addresses are refused; loopback and private ones unless LPS_ALLOW_PRIVATE_CALLBACKS=true."
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class SearchPayload:
+    """A SEARCH job's payload: the product to search, where its result goes, and which API client owns it."""
+
+    product: ProductQuery
+    callback_url: str | None = None
+    client_id: int | None = None
+    """The API client whose job this is; None for jobs enqueued outside the API."""
+
+    @classmethod
+    def from_product(cls, product: SearchProduct, *, client_id: int | None) -> SearchPayload:
+        """The payload of a validated product; empty optional fields count as absent."""
+        return cls(
+            ProductQuery(
+                product_code=product.product_code,
+                product_name=product.product_name,
+                brand=product.brand or None,
+                model_code=product.model_code or None,
+                price=product.price,
+            ),
+            callback_url=product.callback_url or None,
+            client_id=client_id,
+        )
+
+    @classmethod
+    def from_payload(cls, payload: object) -> SearchPayload:
+        """Read a stored SEARCH payload back; raise InvalidProduct naming the first bad field."""
+        if not isinstance(payload, dict):
+            raise InvalidProduct(f"the payload must be a JSON object, not {type(payload).__name__}")
+        try:
+            product = SearchProduct.model_validate(payload)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise InvalidProduct(error_message(error, ".".join(map(str, error["loc"])))) from exc
+        client_id = payload.get("client_id")
+        if client_id is not None and (isinstance(client_id, bool) or not isinstance(client_id, int)):
+            raise InvalidProduct(f"client_id must be an API client's id, not {client_id!r}")
+        return cls.from_product(product, client_id=client_id)
+
+    def as_payload(self) -> dict:
+        """The JSON the job carries; absent fields are left out."""
+        product = self.product
+        payload: dict[str, Any] = {"product_code": product.product_code, "product_name": product.product_name}
+        for name, value in (
+            ("brand", product.brand),
+            ("model_code", product.model_code),
+            ("callback_url", self.callback_url),
+            ("price", product.price),
+            ("client_id", self.client_id),
+        ):
+            if value is not None:
+                payload[name] = value
+        return payload
+
+
+def error_message(error: Mapping[str, Any], field: str) -> str:
+    """A pydantic validation error on `field` as a sentence that names the field."""
+    kind = error.get("type", "")
+    if kind == "missing":
+        return f"{field} is required"
+    if kind == "string_pattern_mismatch":
+        if field.endswith("callback_url"):
+            return f"{field} must be an http:// or https:// URL without spaces or control characters"
+        return f"{field} must contain a visible character and no control characters"
+    if kind in OBJECT_ERRORS:
+        return f"{field} must be a JSON object"
+    return f"{field}: {error.get('msg', 'invalid value')}"
