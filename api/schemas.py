@@ -18,7 +18,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
+from lps_site.job_types import JobType
 from search.models import PriceSnapshot, Product
 
 # At least one visible character and no control characters (PostgreSQL refuses NUL; the rest is noise).

@@ -22,7 +22,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
 from jobs.statements import execute as _execute
 from jobs.statements import run as _run
 
@@ -62,11 +62,12 @@ _DUE_JOBS = """
     FROM job
     WHERE status = 1
       AND run_after <= now()
-      AND job_type = ANY(%(job_types)s::smallint[])
+      AND (%(job_types)s::smallint[] IS NULL OR job_type = ANY(%(job_types)s::smallint[]))
     ORDER BY priority, created_at
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED"""
-"""Up to %(limit)s due PENDING jobs, by priority then age, locked (SKIP LOCKED) for the lease below."""
+"""Up to %(limit)s due PENDING jobs (of %(job_types)s, or of any type when NULL), by priority then age, locked
+(SKIP LOCKED) for the lease below."""
 
 _LEASE_DUE_JOBS = """
     UPDATE job
@@ -221,7 +222,8 @@ LISTEN_SQL = "LISTEN lps_jobs"
 class NewJob:
     """A job to enqueue."""
 
-    job_type: JobType
+    job_type: int
+    """The number job.job_type stores (the apps' catalogue; jobs.handlers names it)."""
     payload: dict
     priority: int = Priority.NORMAL
     dedupe_key: str | None = None
@@ -245,7 +247,7 @@ class ClaimedJob:
     """One attempt of a job, leased to `worker_id`; (job_id, attempt) identifies it in every transition."""
 
     job_id: uuid.UUID
-    job_type: JobType
+    job_type: int
     priority: int
     payload: dict
     dedupe_key: str | None
@@ -280,7 +282,7 @@ class Reaped:
     job_id: uuid.UUID
     status: JobStatus
     # Which attempt of which worker lost its lease: for the reaper's log line, not part of what was reaped.
-    job_type: JobType | None = field(default=None, compare=False)
+    job_type: int | None = field(default=None, compare=False)
     attempt: int | None = field(default=None, compare=False)
     worker_id: str | None = field(default=None, compare=False)
 
@@ -390,11 +392,11 @@ def claim(
     worker_id: str,
     *,
     limit: int = 1,
-    job_types: Iterable[JobType] | None = None,
+    job_types: Iterable[int] | None = None,
     lease_seconds: float = 60.0,
 ) -> list[ClaimedJob]:
     """Lease up to `limit` due jobs (optionally only of `job_types`) to `worker_id`."""
-    types = [int(t) for t in (job_types or JobType)]
+    types = None if job_types is None else [int(t) for t in job_types]
     rows = _run(
         CLAIM_SQL,
         {"worker_id": worker_id, "limit": limit, "job_types": types, "lease_seconds": float(lease_seconds)},
@@ -407,7 +409,7 @@ def _claimed_jobs(rows: Iterable[tuple], worker_id: str) -> list[ClaimedJob]:
     return [
         ClaimedJob(
             job_id=job_id,
-            job_type=JobType(job_type),
+            job_type=job_type,
             priority=priority,
             # Django's connections load jsonb as text (JSONField decodes it itself).
             payload=json.loads(payload) if isinstance(payload, str) else payload,
@@ -427,7 +429,7 @@ def complete_and_claim(
     worker_id: str,
     *,
     limit: int,
-    job_types: Iterable[JobType],
+    job_types: Iterable[int],
     lease_seconds: float = 60.0,
 ) -> tuple[list[Transition], list[ClaimedJob]]:
     """Finish `worker_id`'s attempts and lease up to `limit` due jobs of `job_types`, in one statement.
@@ -530,7 +532,7 @@ def renew_leases(worker_id: str, jobs: Sequence[ClaimedJob], *, lease_seconds: f
 def reap(*, limit: int = 500) -> list[Reaped]:
     """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
     return [
-        Reaped(job_id, JobStatus(status), JobType(job_type), attempts, worker_id)
+        Reaped(job_id, JobStatus(status), job_type, attempts, worker_id)
         for job_id, status, job_type, attempts, worker_id, _ in _run(REAP_SQL, {"limit": limit})
     ]
 

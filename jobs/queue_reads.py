@@ -12,7 +12,8 @@ from datetime import timedelta
 
 from django.db.models import Q
 
-from jobs.models import Job, JobStatus, JobType
+from jobs import handlers
+from jobs.models import Job, JobStatus
 from jobs.row_counts import count_rows
 from jobs.statements import run
 from lps_site.db_router import observing
@@ -133,12 +134,12 @@ class OpsSnapshot:
 class QueueMetrics:
     """What a metrics scrape reports of the queue, read from the database at scrape time."""
 
-    jobs: dict[tuple[JobType, JobStatus], int]
-    """Jobs per (type, status); every pair present. DONE and DEAD are the planner's estimates when
+    jobs: dict[tuple[int, JobStatus], int]
+    """Jobs per (type, status); every pair of a registered type present. DONE and DEAD are the planner's estimates when
     history_is_estimate."""
-    dead_last_hour: dict[JobType, int]
+    dead_last_hour: dict[int, int]
     """Jobs of each type that went DEAD in the last hour (exact)."""
-    oldest_due_seconds: dict[JobType, float]
+    oldest_due_seconds: dict[int, float]
     """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
     expired_leases: int
     history_is_estimate: bool
@@ -201,16 +202,16 @@ def _ops_snapshot(row: tuple, *, done: int, done_is_estimate: bool) -> OpsSnapsh
 
 def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
     """The queue's numbers for a metrics scrape; DONE and DEAD are estimated past `exact_history_limit` rows."""
-    types = list(JobType)
+    types = list(handlers.registered())
     with observing() as alias:
         jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
         for job_type, status, count in run(METRICS_ACTIVE_SQL, using=alias):
-            jobs[(JobType(job_type), JobStatus(status))] = count
+            jobs[(job_type, JobStatus(status))] = count
         dead_last_hour = dict.fromkeys(types, 0)
         for job_type, count in run(METRICS_DEAD_LAST_HOUR_SQL, using=alias):
-            dead_last_hour[JobType(job_type)] = count
+            dead_last_hour[job_type] = count
         oldest = {
-            JobType(job_type): float(seconds or 0.0)
+            job_type: float(seconds or 0.0)
             for job_type, seconds in run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
         }
         expired = run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
@@ -224,7 +225,7 @@ def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> Queue
                     jobs[(job_type, status)] = int(plan[0]["Plan"]["Plan Rows"])
         else:
             for job_type, status, count in run(METRICS_HISTORY_SQL, using=alias):
-                jobs[(JobType(job_type), JobStatus(status))] = count
+                jobs[(job_type, JobStatus(status))] = count
     return QueueMetrics(
         jobs=jobs,
         dead_last_hour=dead_last_hour,

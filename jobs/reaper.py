@@ -18,11 +18,11 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError
 
-from jobs import metrics, queue
+from jobs import handlers, metrics, queue
 from jobs.exceptions import QueueUnavailable
 from jobs.job_report import short_duration
 from jobs.log_context import job_logging
-from jobs.models import JobStatus, JobType
+from jobs.models import JobStatus
 from negative_cache import cache as negative_cache
 from search import retention
 
@@ -59,11 +59,11 @@ class ReaperPass:
 def _log_reclaimed(job: queue.Reaped) -> None:
     """One line per reclaimed job, tagged like the worker's lines about it (the attempt that lost its lease)."""
     with job_logging(
-        job_id=job.job_id, attempt=job.attempt, job_type=JobType(job.job_type).label, worker_id=job.worker_id or "?"
+        job_id=job.job_id, attempt=job.attempt, job_type=handlers.label(job.job_type), worker_id=job.worker_id or "?"
     ):
         log.warning(
             "reclaimed %s %s attempt %s from worker %s: its lease ran out; now %s",
-            JobType(job.job_type).label,
+            handlers.label(job.job_type),
             job.job_id,
             job.attempt,
             job.worker_id,

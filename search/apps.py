@@ -8,9 +8,16 @@ class SearchConfig(AppConfig):
 
     def ready(self):
         from jobs import handlers
-        from jobs.models import JobType
+        from lps_site.job_types import JobType
         from search import handler
 
-        handlers.register(JobType.SEARCH, deadline_setting="LPS_SEARCH_DEADLINE_SECONDS")(handler.run_search)
+        # A heavy lane (a browser per handler): never claimed ahead, so no search waits in a busy worker while
+        # another is idle.
+        handlers.register(
+            JobType.SEARCH,
+            label=JobType.SEARCH.label,
+            deadline_setting="LPS_SEARCH_DEADLINE_SECONDS",
+            concurrency_setting="LPS_SEARCH_CONCURRENCY",
+        )(handler.run_search)
         # The worker's one browser goes down with the worker, not with the interpreter's exit.
         handlers.on_worker_shutdown(handler.close_shared_crawler)

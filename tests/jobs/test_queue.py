@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from jobs import queue
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
+from lps_site.job_types import JobType
 from tests.addresses import database_url
 from tests.jobs.queue_jobs import claim_one, expire_lease, new
 

@@ -17,8 +17,9 @@ from django.db import connections
 from django.utils import timezone
 
 from jobs import queue, queue_reads
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.reaper import Reaper, ReaperPass
+from lps_site.job_types import JobType
 from negative_cache import cache as negative_cache
 from negative_cache.models import NegativeCacheEntry
 from search.models import IpSession, SessionEndReason
