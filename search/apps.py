@@ -7,9 +7,9 @@ class SearchConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from jobs import handlers
+        from jobs import handlers, maintenance
         from lps_site.job_types import JobType
-        from search import handler
+        from search import handler, retention
 
         # A heavy lane (a browser per handler): never claimed ahead, so no search waits in a busy worker while
         # another is idle.
@@ -21,3 +21,11 @@ class SearchConfig(AppConfig):
         )(handler.run_search)
         # The worker's one browser goes down with the worker, not with the interpreter's exit.
         handlers.on_worker_shutdown(handler.close_shared_crawler)
+        maintenance.register(
+            "end abandoned IP sessions",
+            retention.end_sessions_of_dead_workers,
+            reports="ended {count} abandoned IP sessions",
+        )
+        maintenance.register(
+            "delete old failure snapshots", retention.prune_old_snapshots, reports="deleted {count} snapshot files"
+        )

@@ -1,5 +1,5 @@
-"""`manage.py runreaper [--once] [--metrics-port N]`: reclaim expired leases, prune old jobs, purge the negative
-cache."""
+"""`manage.py runreaper [--once] [--metrics-port N]`: reclaim expired leases, prune old jobs, run the apps'
+maintenance units."""
 
 from __future__ import annotations
 
