@@ -50,6 +50,9 @@ class Job(models.Model):
     worker_id = models.CharField(max_length=200, null=True, blank=True)
     run_started_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(null=True, blank=True)
+    # What kind of failure last_error reports (an exception class name, LeaseExpired, Released), as data: failures
+    # are counted by kind without parsing the text.
+    last_error_kind = models.CharField(max_length=100, null=True, blank=True)
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 

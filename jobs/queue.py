@@ -27,6 +27,9 @@ from jobs.statements import execute as _execute
 from jobs.statements import run as _run
 
 NOTIFY_CHANNEL = "lps_jobs"
+# The last_error_kind of the transitions that fail an attempt without an exception of their own.
+LEASE_EXPIRED = "LeaseExpired"
+RELEASED = "Released"
 
 # --- SQL ---------------------------------------------------------------------------------------------------
 
@@ -133,6 +136,7 @@ SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN 1 ELSE 4 E
                      THEN now() + make_interval(secs => %(retry_in_seconds)s) ELSE run_after END,
     lease_until = NULL,
     last_error = %(error)s,
+    last_error_kind = %(error_kind)s,
     updated_at = now()
 WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
 RETURNING status, run_after
@@ -142,7 +146,7 @@ RETURNING status, run_after
 RELEASE_SQL = """
 UPDATE job
 SET status = 1, attempts = attempts - 1, run_after = now(), lease_until = NULL,
-    last_error = %(reason)s, updated_at = now()
+    last_error = %(error_kind)s || ': ' || %(reason)s, last_error_kind = %(error_kind)s, updated_at = now()
 WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
 RETURNING pg_notify('lps_jobs', job_type::text)
 """
@@ -174,8 +178,9 @@ UPDATE job
 SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
     run_after = now(),
     lease_until = NULL,
-    last_error = 'LeaseExpired: reclaimed from worker ' || coalesce(job.worker_id, '?')
+    last_error = %(error_kind)s || ': reclaimed from worker ' || coalesce(job.worker_id, '?')
                  || ' whose lease ran out during attempt ' || job.attempts,
+    last_error_kind = %(error_kind)s,
     updated_at = now()
 FROM expired
 WHERE job.job_id = expired.job_id
@@ -328,7 +333,7 @@ def one_transaction(using: str = "default") -> Iterator[None]:
         raise
     except DatabaseError as exc:
         connections[using].close_if_unusable_or_obsolete()
-        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+        raise QueueUnavailable(str(exc)) from exc
 
 
 # --- Operations --------------------------------------------------------------------------------------------
@@ -484,8 +489,19 @@ def complete_many(finished: Sequence[tuple[ClaimedJob, dict | None]]) -> list[Tr
     return [Moved(job.job_id, JobStatus.DONE) if job.job_id in moved else Lost(job.job_id) for job, _ in finished]
 
 
-def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_seconds: float | None = None) -> Transition:
-    """Fail the attempt: PENDING after a backoff while attempts remain (and the error is retryable), else DEAD."""
+def fail(
+    job: ClaimedJob,
+    error: str,
+    *,
+    kind: str | None = None,
+    retryable: bool = True,
+    retry_in_seconds: float | None = None,
+) -> Transition:
+    """Fail the attempt: PENDING after a backoff while attempts remain (and the error is retryable), else DEAD.
+
+    `error` is what last_error says ("Kind: message"); `kind` (an exception class name) is kept beside it as
+    last_error_kind, so that failures are counted by kind without reading the text.
+    """
     delay = backoff(job.attempt) if retry_in_seconds is None else retry_in_seconds
     rows = _run(
         FAIL_SQL,
@@ -496,6 +512,7 @@ def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_second
             "retryable": retryable,
             "retry_in_seconds": float(delay),
             "error": error[:10_000],
+            "error_kind": kind[:100] if kind else None,
         },
     )
     if not rows:
@@ -504,11 +521,17 @@ def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_second
     return Moved(job.job_id, JobStatus(status), run_after)
 
 
-def release(job: ClaimedJob, reason: str = "Released: the worker shut down before the job finished") -> Transition:
+def release(job: ClaimedJob, reason: str = "the worker shut down before the job finished") -> Transition:
     """Hand a held job back at once (shutdown): PENDING, the attempt not counted, workers woken."""
     rows = _run(
         RELEASE_SQL,
-        {"job_id": job.job_id, "worker_id": job.worker_id, "attempt": job.attempt, "reason": reason},
+        {
+            "job_id": job.job_id,
+            "worker_id": job.worker_id,
+            "attempt": job.attempt,
+            "reason": reason,
+            "error_kind": RELEASED,
+        },
     )
     return Moved(job.job_id, JobStatus.PENDING) if rows else Lost(job.job_id)
 
@@ -533,7 +556,9 @@ def reap(*, limit: int = 500) -> list[Reaped]:
     """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
     return [
         Reaped(job_id, JobStatus(status), job_type, attempts, worker_id)
-        for job_id, status, job_type, attempts, worker_id, _ in _run(REAP_SQL, {"limit": limit})
+        for job_id, status, job_type, attempts, worker_id, _ in _run(
+            REAP_SQL, {"limit": limit, "error_kind": LEASE_EXPIRED}
+        )
     ]
 
 
@@ -579,12 +604,12 @@ def listen_connection(using: str = "default") -> psycopg.Connection:
     try:
         conn = psycopg.connect(**params, autocommit=True)
     except psycopg.Error as exc:
-        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+        raise QueueUnavailable(f"cannot LISTEN: {exc}") from exc
     try:
         conn.execute(LISTEN_SQL)
     except psycopg.Error as exc:
         conn.close()
-        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+        raise QueueUnavailable(f"cannot LISTEN: {exc}") from exc
     return conn
 
 

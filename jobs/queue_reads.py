@@ -13,6 +13,7 @@ from datetime import timedelta
 from django.db.models import Q
 
 from jobs import handlers
+from jobs.exceptions import JobDeadlineExceeded
 from jobs.models import Job, JobStatus
 from jobs.row_counts import count_rows
 from jobs.statements import run
@@ -55,7 +56,7 @@ SELECT
         AS oldest_pending_seconds,
     (SELECT count(*) FROM job
       WHERE {mine}status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
-        AND last_error LIKE 'JobDeadlineExceeded%%') AS deadline_kills_last_hour,
+        AND last_error_kind = %(deadline_kind)s) AS deadline_kills_last_hour,
     (SELECT count(*) FROM job WHERE {mine}status = 3 AND updated_at > now() - interval '1 hour')
         AS done_last_hour
 """
@@ -168,7 +169,11 @@ def counts(*, owner_id: int | None = None) -> dict[str, int]:
 
 def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
     """The ops snapshot (only `owner_id`'s jobs when given); DONE is estimated on very large tables."""
-    params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
+    params = {
+        "stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(),
+        "owner_id": owner_id,
+        "deadline_kind": JobDeadlineExceeded.__name__,
+    }
     with observing() as alias:
         if owner_id is not None:
             row = run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]

@@ -29,4 +29,4 @@ def execute(sql: str, params: dict | None = None, *, using: str = "default") -> 
             raise
         # A broken connection is dropped so that the next call opens a fresh one.
         connections[using].close_if_unusable_or_obsolete()
-        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+        raise QueueUnavailable(str(exc)) from exc

@@ -107,6 +107,9 @@ class _Outcome:
     job: queue.ClaimedJob
     result: dict | None = None
     error: str | None = None
+    """What last_error will say: "Kind: message"."""
+    error_kind: str | None = None
+    """The exception class name of a failure (last_error_kind)."""
     retryable: bool = True
     elapsed: float = 0.0
 
@@ -143,7 +146,8 @@ class _Lane:
 
 
 def format_error(exc: BaseException) -> str:
-    """`ExcClass: message`, truncated; messages that already start with the class name keep it once."""
+    """`ExcClass: message`, truncated; a message that already starts with its class name (some handlers'
+    messages still do) keeps it once."""
     name = type(exc).__name__
     message = str(exc).replace("\x00", "")  # PostgreSQL text cannot hold NUL
     text = message if message.startswith(f"{name}:") or message == name else f"{name}: {message}"
@@ -170,7 +174,7 @@ def _run_outcome(outcome: _Outcome, transition: queue.Transition) -> str:
         return "lost"
     if transition.status is JobStatus.DONE:
         return "done"
-    if outcome.error is not None and outcome.error.startswith(JobDeadlineExceeded.__name__):
+    if outcome.error_kind == JobDeadlineExceeded.__name__:
         return "deadline"
     return "dead" if transition.status is JobStatus.DEAD else "retried"
 
@@ -289,7 +293,7 @@ class Worker:
                     run.state = _State.RELEASED
                 run.context.cancelled.set()
                 with contextlib.suppress(QueueUnavailable):
-                    queue.release(run.job, "Released: the worker was stopped hard before the job finished")
+                    queue.release(run.job, "the worker was stopped hard before the job finished")
             self._record(self._unrecorded.copy())
         except Exception:
             log.exception("worker %s: hard exit could not hand back every job", self.worker_id)
@@ -546,7 +550,9 @@ class Worker:
                 raise InvalidJobResult("the handler's result holds a NUL character, which jsonb refuses")
             outcome = _Outcome(job, result=result)
         except Exception as exc:
-            outcome = _Outcome(job, error=format_error(exc), retryable=getattr(exc, "retryable", True))
+            outcome = _Outcome(
+                job, error=format_error(exc), error_kind=type(exc).__name__, retryable=getattr(exc, "retryable", True)
+            )
         outcome.elapsed = time.monotonic() - run.started
         with run.lock:
             if run.state is _State.RUNNING:
@@ -616,8 +622,9 @@ class Worker:
                 self._unrecorded.append(
                     _Outcome(
                         run.job,
-                        error=f"JobDeadlineExceeded: the {run.registration.label} handler ran past its "
+                        error=f"{JobDeadlineExceeded.__name__}: the {run.registration.label} handler ran past its "
                         f"{deadline:g} s deadline and was stopped",
+                        error_kind=JobDeadlineExceeded.__name__,
                         retryable=JobDeadlineExceeded.retryable,
                         elapsed=now - (run.started or now),
                     )
@@ -675,7 +682,10 @@ class Worker:
             written += zip(successes, transitions, strict=True)
         for outcome in outcomes:
             if not outcome.succeeded:
-                written.append((outcome, queue.fail(outcome.job, outcome.error, retryable=outcome.retryable)))
+                transition = queue.fail(
+                    outcome.job, outcome.error, kind=outcome.error_kind, retryable=outcome.retryable
+                )
+                written.append((outcome, transition))
         return written
 
     def _written(self, written: list[tuple[_Outcome, queue.Transition]]) -> None:

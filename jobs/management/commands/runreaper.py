@@ -26,7 +26,7 @@ class Command(BaseCommand):
             try:
                 self.stdout.write(str(reaper.run_once()))
             except QueueUnavailable as exc:
-                raise CommandError(str(exc)) from exc
+                raise CommandError(f"{type(exc).__name__}: {exc}") from exc
             return
         serve_metrics(metrics_port, options["metrics_bind"])
         reaper.install_signal_handlers()
