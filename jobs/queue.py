@@ -2,8 +2,9 @@
 
 Each operation is one SQL statement. Each transition is a compare-and-set: its WHERE clause names the state,
 the owner (worker_id) and the attempt it expects, so a caller that lost a race changes nothing and is told
-so by a `Lost` result. Parameters are always named; nothing here formats values into SQL. What observers read
-(counts, the ops snapshot, metrics, lists) is in jobs/queue_reads.py.
+so by a `Lost` result. Parameters are always named; nothing here formats values into SQL (the status codes are
+constants, filled into each statement's text once at import: see jobs.statements.with_status_codes). What
+observers read (counts, the ops snapshot, metrics, lists) is in jobs/queue_reads.py.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.utils import timezone
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
 from jobs.models import Job, JobStatus, Priority
 from jobs.statements import execute as _execute
 from jobs.statements import run as _run
+from jobs.statements import with_status_codes
 
 NOTIFY_CHANNEL = "lps_jobs"
 # The last_error_kind of the transitions that fail an attempt without an exception of their own.
@@ -36,7 +39,8 @@ RELEASED = "Released"
 # Insert jobs from a JSON array; a row whose dedupe_key is already active returns that job's id instead.
 # DO UPDATE (a no-op) rather than DO NOTHING so that RETURNING yields the active twin even when it was
 # committed by a concurrent transaction after this statement's snapshot. pg_notify fires on commit.
-ENQUEUE_SQL = """
+ENQUEUE_SQL = with_status_codes(
+    """
 WITH input AS (
     SELECT *
     FROM jsonb_to_recordset(%(jobs)s::jsonb) AS x(
@@ -46,35 +50,39 @@ WITH input AS (
 ),
 upserted AS (
     INSERT INTO job (job_type, status, priority, payload, dedupe_key, attempts, max_attempts, run_after, owner_id)
-    SELECT job_type, 1, priority, payload, dedupe_key, 0, max_attempts,
+    SELECT job_type, {PENDING}, priority, payload, dedupe_key, 0, max_attempts,
            now() + make_interval(secs => delay_seconds), owner_id
     FROM input
     ORDER BY ord
-    ON CONFLICT (dedupe_key) WHERE status IN (1, 2)
+    ON CONFLICT (dedupe_key) WHERE status IN ({ACTIVE})
     DO UPDATE SET dedupe_key = EXCLUDED.dedupe_key
     RETURNING job_id, dedupe_key, job_type, (xmax = 0) AS inserted
 )
 SELECT job_id, dedupe_key, inserted,
-       CASE WHEN inserted THEN pg_notify('lps_jobs', job_type::text) END
+       CASE WHEN inserted THEN pg_notify(%(channel)s, job_type::text) END
 FROM upserted
 """
+)
 
 # The parts the claim and complete statements share, so that each rule is written once.
-_DUE_JOBS = """
+_DUE_JOBS = with_status_codes(
+    """
     SELECT job_id
     FROM job
-    WHERE status = 1
+    WHERE status = {PENDING}
       AND run_after <= now()
       AND (%(job_types)s::smallint[] IS NULL OR job_type = ANY(%(job_types)s::smallint[]))
     ORDER BY priority, created_at
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED"""
+)
 """Up to %(limit)s due PENDING jobs (of %(job_types)s, or of any type when NULL), by priority then age, locked
 (SKIP LOCKED) for the lease below."""
 
-_LEASE_DUE_JOBS = """
+_LEASE_DUE_JOBS = with_status_codes(
+    """
     UPDATE job
-    SET status = 2,
+    SET status = {RUNNING},
         worker_id = %(worker_id)s,
         lease_until = now() + make_interval(secs => %(lease_seconds)s),
         run_started_at = now(),
@@ -85,21 +93,24 @@ _LEASE_DUE_JOBS = """
     RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
               job.max_attempts, extract(epoch FROM job.lease_until)::float8 AS lease_until,
               extract(epoch FROM job.created_at)::float8 AS created_at"""
+)
 """PENDING → RUNNING for the rows of `next_jobs`, leased to %(worker_id)s."""
 
 # (The job_id = ANY(...) beside the unnest join lets the planner reach the rows through the primary key,
 # rather than through every RUNNING row of every worker.)
-_FINISH_HELD = """
+_FINISH_HELD = with_status_codes(
+    """
     UPDATE job
-    SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
+    SET status = {DONE}, result = finished.result, lease_until = NULL, updated_at = now()
     FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
          AS finished(job_id, attempt, result)
     WHERE job.job_id = finished.job_id
       AND job.job_id = ANY(%(job_ids)s::uuid[])
-      AND job.status = 2
+      AND job.status = {RUNNING}
       AND job.worker_id = %(worker_id)s
       AND job.attempts = finished.attempt
     RETURNING job.job_id"""
+)
 """RUNNING → DONE for the held attempts of the given jobs, with their results (a compare-and-set each)."""
 
 # Lease due PENDING jobs; SKIP LOCKED inside the CTE bounds the UPDATE to exactly the rows this transaction
@@ -129,53 +140,60 @@ FROM claimed
 
 # Fail the held attempt: back to PENDING after a backoff while attempts remain and the error is
 # retryable, otherwise DEAD.
-FAIL_SQL = """
+FAIL_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN 1 ELSE 4 END,
+SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN {PENDING} ELSE {DEAD} END,
     run_after = CASE WHEN %(retryable)s AND attempts < max_attempts
                      THEN now() + make_interval(secs => %(retry_in_seconds)s) ELSE run_after END,
     lease_until = NULL,
     last_error = %(error)s,
     last_error_kind = %(error_kind)s,
     updated_at = now()
-WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+WHERE job_id = %(job_id)s AND status = {RUNNING} AND worker_id = %(worker_id)s AND attempts = %(attempt)s
 RETURNING status, run_after
 """
+)
 
 # Hand back a held attempt that never ran to its end (shutdown): PENDING at once, the attempt not counted.
-RELEASE_SQL = """
+RELEASE_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = 1, attempts = attempts - 1, run_after = now(), lease_until = NULL,
+SET status = {PENDING}, attempts = attempts - 1, run_after = now(), lease_until = NULL,
     last_error = %(error_kind)s || ': ' || %(reason)s, last_error_kind = %(error_kind)s, updated_at = now()
-WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
-RETURNING pg_notify('lps_jobs', job_type::text)
+WHERE job_id = %(job_id)s AND status = {RUNNING} AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+RETURNING pg_notify(%(channel)s, job_type::text)
 """
+)
 
 # Extend the leases of the jobs this worker still holds; returns the ones it still holds.
-RENEW_LEASES_SQL = """
+RENEW_LEASES_SQL = with_status_codes(
+    """
 UPDATE job
 SET lease_until = now() + make_interval(secs => %(lease_seconds)s), updated_at = now()
 FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[]) AS held(job_id, attempt)
 WHERE job.job_id = held.job_id
   AND job.job_id = ANY(%(job_ids)s::uuid[])
-  AND job.status = 2
+  AND job.status = {RUNNING}
   AND job.worker_id = %(worker_id)s
   AND job.attempts = held.attempt
 RETURNING job.job_id
 """
+)
 
 # Reclaim RUNNING jobs whose lease ran out: PENDING again, or DEAD when their attempts are spent.
-REAP_SQL = """
+REAP_SQL = with_status_codes(
+    """
 WITH expired AS (
     SELECT job_id
     FROM job
-    WHERE status = 2 AND lease_until < now()
+    WHERE status = {RUNNING} AND lease_until < now()
     ORDER BY lease_until
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED
 )
 UPDATE job
-SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
+SET status = CASE WHEN job.attempts >= job.max_attempts THEN {DEAD} ELSE {PENDING} END,
     run_after = now(),
     lease_until = NULL,
     last_error = %(error_kind)s || ': reclaimed from worker ' || coalesce(job.worker_id, '?')
@@ -185,22 +203,27 @@ SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
 FROM expired
 WHERE job.job_id = expired.job_id
 RETURNING job.job_id, job.status, job.job_type, job.attempts, job.worker_id,
-          CASE WHEN job.status = 1 THEN pg_notify('lps_jobs', job.job_type::text) END
+          CASE WHEN job.status = {PENDING} THEN pg_notify(%(channel)s, job.job_type::text) END
 """
+)
 
 # Operator: a DEAD job back to PENDING with its attempts reset (the partial unique index refuses it
 # while a twin with the same dedupe_key is active).
-REQUEUE_SQL = """
+REQUEUE_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = 1, attempts = 0, run_after = now(), lease_until = NULL, updated_at = now()
-WHERE job_id = %(job_id)s AND status = 4
-RETURNING job_id, pg_notify('lps_jobs', job_type::text)
+SET status = {PENDING}, attempts = 0, run_after = now(), lease_until = NULL, updated_at = now()
+WHERE job_id = %(job_id)s AND status = {DEAD}
+RETURNING job_id, pg_notify(%(channel)s, job_type::text)
 """
+)
 
 # Who holds a dedupe_key now (to name the twin that blocks a requeue).
-ACTIVE_TWIN_SQL = """
-SELECT job_id FROM job WHERE dedupe_key = %(dedupe_key)s AND status IN (1, 2) LIMIT 1
+ACTIVE_TWIN_SQL = with_status_codes(
+    """
+SELECT job_id FROM job WHERE dedupe_key = %(dedupe_key)s AND status IN ({ACTIVE}) LIMIT 1
 """
+)
 
 # Delete finished jobs of one status older than a cut-off, at most %(limit)s rows per call.
 PRUNE_SQL = """
@@ -216,8 +239,9 @@ WHERE job_id IN (
 # Is the database there?
 PING_SQL = "SELECT 1"
 
-# Subscribe a dedicated connection to the wake-ups that enqueue, release, reap and requeue send.
-LISTEN_SQL = "LISTEN lps_jobs"
+# Subscribe a dedicated connection to the wake-ups that enqueue, release, reap and requeue send (LISTEN takes
+# no parameter: the channel is quoted as an identifier, once, here).
+LISTEN_SQL = sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)).as_string()
 
 
 # --- Values ------------------------------------------------------------------------------------------------
@@ -371,7 +395,7 @@ def enqueue_many(jobs: Sequence[NewJob]) -> list[Enqueued]:
                 "owner_id": job.owner_id,
             }
         )
-    returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows)})
+    returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows), "channel": NOTIFY_CHANNEL})
     by_key: dict[str, tuple[uuid.UUID, bool]] = {}
     unkeyed: list[uuid.UUID] = []
     for job_id, dedupe_key, inserted, _notified in returned:
@@ -531,6 +555,7 @@ def release(job: ClaimedJob, reason: str = "the worker shut down before the job 
             "attempt": job.attempt,
             "reason": reason,
             "error_kind": RELEASED,
+            "channel": NOTIFY_CHANNEL,
         },
     )
     return Moved(job.job_id, JobStatus.PENDING) if rows else Lost(job.job_id)
@@ -557,7 +582,7 @@ def reap(*, limit: int = 500) -> list[Reaped]:
     return [
         Reaped(job_id, JobStatus(status), job_type, attempts, worker_id)
         for job_id, status, job_type, attempts, worker_id, _ in _run(
-            REAP_SQL, {"limit": limit, "error_kind": LEASE_EXPIRED}
+            REAP_SQL, {"limit": limit, "error_kind": LEASE_EXPIRED, "channel": NOTIFY_CHANNEL}
         )
     ]
 
@@ -569,7 +594,7 @@ def requeue(job_id: uuid.UUID | str) -> Moved:
     """
     try:
         with transaction.atomic():
-            rows = _run(REQUEUE_SQL, {"job_id": job_id})
+            rows = _run(REQUEUE_SQL, {"job_id": job_id, "channel": NOTIFY_CHANNEL})
     except IntegrityError as exc:
         dedupe_key = Job.objects.filter(job_id=job_id).values_list("dedupe_key", flat=True).first()
         twin = _run(ACTIVE_TWIN_SQL, {"dedupe_key": dedupe_key})
