@@ -1,10 +1,8 @@
 """The `job` table: one row per unit of work, moved between states only by `jobs/queue.py`."""
 
 from django.contrib.postgres.functions import RandomUUID
-from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
-from django.db.models.fields.json import KT, KeyTransform
-from django.db.models.functions import Now, Upper
+from django.db.models.functions import Now
 
 
 class JobStatus(models.IntegerChoices):
@@ -38,7 +36,7 @@ class Job(models.Model):
     priority = models.SmallIntegerField(default=Priority.NORMAL)
     payload = models.JSONField(default=dict)
     result = models.JSONField(null=True, blank=True)
-    # Room for "search:<owner id>:<product code>" with a 190-character code and a 19-digit bigint owner.
+    # Chosen by whoever enqueues: room for a prefix, a 19-digit owner id and a 190-character identifier of its own.
     dedupe_key = models.CharField(max_length=255, null=True, blank=True)
     # Who the job belongs to, as the enqueuing app identifies it (the API's client id). A plain column, not a
     # foreign key: the queue knows nothing of the apps above it.
@@ -77,15 +75,6 @@ class Job(models.Model):
             # client's list and stats walk only its own rows, whatever the table holds.
             models.Index(fields=["owner_id", "-created_at"], name="job_owner_created_idx"),
             models.Index(fields=["owner_id", "status", "-created_at"], name="job_owner_status_created_idx"),
-            # The admin's and the operator API's job search: product code exact (payload -> 'product_code' =
-            # jsonb, Django's payload__product_code lookup) and product name icontains (trigrams of
-            # UPPER(payload ->> 'product_name'), what payload__product_name__icontains compiles to).
-            models.Index(KeyTransform("product_code", "payload"), name="job_product_code_idx"),
-            GinIndex(
-                OpClass(Upper(KT("payload__product_name")), name="gin_trgm_ops"), name="job_product_name_trgm_idx"
-            ),
-            # The admin's outcome filter, newest first.
-            models.Index(KT("result__outcome"), models.F("created_at").desc(), name="job_outcome_created_idx"),
         ]
         constraints = [
             models.UniqueConstraint(
