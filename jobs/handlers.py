@@ -2,9 +2,9 @@
 
 Apps register their handlers in `AppConfig.ready()`, with the lane the worker gives the type:
 
-    @handlers.register(JobType.SEARCH, label="SEARCH", deadline_setting="LPS_SEARCH_DEADLINE_SECONDS",
-                       concurrency_setting="LPS_SEARCH_CONCURRENCY")
-    def run_search(job: ClaimedJob, context: JobContext) -> dict: ...
+    @handlers.register(JobType.REPORT, label="REPORT", deadline_setting="LPS_REPORT_DEADLINE_SECONDS",
+                       concurrency_setting="LPS_REPORT_CONCURRENCY")
+    def build_report(job: ClaimedJob, context: JobContext) -> dict: ...
 
 The queue knows a job type only as the number job.job_type stores; its label (what logs, metrics, the admin
 and `runworker --<label>-concurrency` call it) and its lane come from here. A light type may ask for
@@ -39,7 +39,7 @@ class JobContext:
     cancelled: threading.Event = field(default_factory=threading.Event)
 
     def remaining(self) -> float:
-        """Seconds left before the deadline (never negative)."""
+        """Seconds left before the deadline (zero at the least)."""
         return max(0.0, self.deadline - time.monotonic())
 
 

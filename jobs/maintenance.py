@@ -24,11 +24,11 @@ Step = Callable[[int], int]
 @dataclass(frozen=True)
 class MaintenanceUnit:
     name: str
-    """What it does ("purge expired negative-cache rows"); one registration per name."""
+    """What it does ("purge expired cache rows"); one registration per name."""
     step: Step
     """Handle at most `limit` things; return how many."""
     reports: str
-    """What a reaper pass says of it, with {count}: "purged {count} negative-cache rows"."""
+    """What a reaper pass says of it, with {count}: "purged {count} cache rows"."""
 
     def report(self, count: int) -> str:
         return self.reports.format(count=count)

@@ -38,7 +38,7 @@ class Job(models.Model):
     result = models.JSONField(null=True, blank=True)
     # Chosen by whoever enqueues: room for a prefix, a 19-digit owner id and a 190-character identifier of its own.
     dedupe_key = models.CharField(max_length=255, null=True, blank=True)
-    # Who the job belongs to, as the enqueuing app identifies it (the API's client id). A plain column, not a
+    # Who the job belongs to, as the enqueuing app identifies it (its client's id, say). A plain column, not a
     # foreign key: the queue knows nothing of the apps above it.
     owner_id = models.BigIntegerField(null=True, blank=True)
     attempts = models.SmallIntegerField(default=0)

@@ -259,7 +259,7 @@ def list_jobs(
     page_size: int = 50,
 ) -> JobPage:
     """Newest jobs first, filtered by status, by owner and by `matching` (the caller's own predicate, e.g. a
-    product lookup); with the total count."""
+    lookup in the payload); with the total count."""
     with observing() as alias:
         jobs = Job.objects.using(alias).order_by("-created_at")
         if owner_id is not None:

@@ -534,7 +534,7 @@ class Worker:
         log.info("start %s %s attempt %d/%d", handlers.label(job.job_type), job.job_id, job.attempt, job.max_attempts)
         job_metrics.JOB_RUNS_STARTED.labels(handlers.label(job.job_type)).inc()
         if job.attempt == 1:
-            # Wall clock against the database's created_at: clocks apart by a little must not make it negative.
+            # Wall clock against the database's created_at: clocks apart by a little must not take it below zero.
             waited = max(0.0, time.time() - job.created_at.timestamp())
             job_metrics.JOB_QUEUE_WAIT_SECONDS.labels(handlers.label(job.job_type)).observe(waited)
         close_old_connections()

@@ -1,6 +1,6 @@
 """`manage.py runworker [--<type>-concurrency N]… [--burst] [--metrics-port N]`: claim and run jobs.
 
-One `--<label>-concurrency` flag per registered job type (jobs.handlers), e.g. `--search-concurrency`."""
+One `--<label>-concurrency` flag per registered job type (jobs.handlers), e.g. `--report-concurrency`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def seconds(text: str) -> float:
 
 
 def _concurrency_flags() -> dict[int, str]:
-    """Each registered job type's concurrency flag (`--search-concurrency` for a type labelled SEARCH)."""
+    """Each registered job type's concurrency flag (`--report-concurrency` for a type labelled REPORT)."""
     return {
         job_type: f"--{slugify(registration.label)}-concurrency"
         for job_type, registration in handlers.registered().items()
