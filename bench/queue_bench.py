@@ -175,7 +175,7 @@ def measure(job, context):
     return {{"started": time.time()}}
 
 worker = Worker({{JobType.OUTBOX: replace(handlers.get(JobType.OUTBOX), handler=measure)}},
-                concurrency={JobType.SEARCH: 0, JobType.OUTBOX: 8}, poll_interval=60.0, shutdown_hooks=[])
+                concurrency={{JobType.SEARCH: 0, JobType.OUTBOX: 8}}, poll_interval=60.0, shutdown_hooks=[])
 worker.install_signal_handlers()
 import threading
 threading.Thread(target=lambda: worker.ready.wait(30) and print("ready", flush=True), daemon=True).start()
