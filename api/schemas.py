@@ -16,7 +16,8 @@ from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
+from lps_site.job_types import JobType
 from search.models import PriceSnapshot, Product
 from search.payload import SearchProduct
 

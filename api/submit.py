@@ -7,7 +7,7 @@ from api.exceptions import UnsafeCallbackUrl
 from api.models import ApiClient
 from api.schemas import PRIORITIES, SearchIn
 from jobs import queue
-from jobs.models import JobType
+from lps_site.job_types import JobType
 from search.payload import SearchPayload
 
 # Each distinct host name is a DNS lookup (up to a few seconds); address literals and localhost cost nothing.

@@ -26,8 +26,8 @@ from api.exceptions import ApiError, WebhookRejected, WebhookUndeliverable, Webh
 from api.models import ApiClient
 from jobs import handlers
 from jobs.handlers import JobContext
-from jobs.models import JobType
 from jobs.queue import ClaimedJob
+from lps_site.job_types import JobType
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,15 @@ def post(callback: CheckedCallback, body: bytes, headers: dict[str, str], *, tim
     raise WebhookUnreachable(f"{callback.url}: {last_error!r}") from last_error
 
 
-@handlers.register(JobType.OUTBOX, deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS")
+# A light lane: deliveries are quick HTTP calls, so a worker claims a few rounds of them ahead of its free threads
+# and one commit records a whole batch.
+@handlers.register(
+    JobType.OUTBOX,
+    label=JobType.OUTBOX.label,
+    deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS",
+    concurrency_setting="LPS_OUTBOX_CONCURRENCY",
+    prefetch_rounds=4,
+)
 def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
     """POST a finished search to its callback_url, signed; raise to have the queue retry.
 

@@ -73,18 +73,20 @@ def empty_queue() -> None:
 
 
 def noop_registry():
-    from jobs.handlers import Registration
-    from jobs.models import JobType
+    from dataclasses import replace
+
+    from jobs import handlers
+    from lps_site.job_types import JobType
 
     def noop(job, context):
         return None
 
-    return {JobType.OUTBOX: Registration(JobType.OUTBOX, noop, "LPS_OUTBOX_DEADLINE_SECONDS")}
+    return {JobType.OUTBOX: replace(handlers.get(JobType.OUTBOX), handler=noop)}
 
 
 def enqueue_jobs(count: int, payload: dict | None = None) -> float:
     from jobs import queue
-    from jobs.models import JobType
+    from lps_site.job_types import JobType
 
     started = time.perf_counter()
     for offset in range(0, count, 5000):
@@ -94,7 +96,7 @@ def enqueue_jobs(count: int, payload: dict | None = None) -> float:
 
 def bench_enqueue(jobs: int) -> dict:
     from jobs import queue
-    from jobs.models import JobType
+    from lps_site.job_types import JobType
 
     empty_queue()
     row_count = min(jobs, 2000)
@@ -113,7 +115,7 @@ def bench_enqueue(jobs: int) -> dict:
 def bench_drain_primitives(jobs: int, batch: int) -> float:
     """Drain with complete_and_claim in a loop: one statement, so one commit, per `batch` jobs."""
     from jobs import queue
-    from jobs.models import JobType
+    from lps_site.job_types import JobType
 
     empty_queue()
     enqueue_jobs(jobs)
@@ -133,11 +135,12 @@ def bench_drain_primitives(jobs: int, batch: int) -> float:
 def bench_drain_worker(jobs: int, concurrency: int) -> float:
     from jobs import queue_reads
     from jobs.worker import Worker
+    from lps_site.job_types import JobType
 
     empty_queue()
     enqueue_jobs(jobs)
     worker = Worker(
-        noop_registry(), search_concurrency=0, outbox_concurrency=concurrency, burst=True, shutdown_hooks=[]
+        noop_registry(), concurrency={JobType.SEARCH: 0, JobType.OUTBOX: concurrency}, burst=True, shutdown_hooks=[]
     )
     started = time.perf_counter()
     worker.run()
@@ -154,15 +157,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 os.environ["LOG_LEVEL"] = "WARNING"
 import django
 django.setup()
-from jobs.handlers import Registration
-from jobs.models import JobType
+from dataclasses import replace
+from jobs import handlers
+from lps_site.job_types import JobType
 from jobs.worker import Worker
 
 def measure(job, context):
     return {{"started": time.time()}}
 
-worker = Worker({{JobType.OUTBOX: Registration(JobType.OUTBOX, measure, "LPS_OUTBOX_DEADLINE_SECONDS")}},
-                search_concurrency=0, outbox_concurrency=8, poll_interval=60.0, shutdown_hooks=[])
+worker = Worker({{JobType.OUTBOX: replace(handlers.get(JobType.OUTBOX), handler=measure)}},
+                concurrency={{JobType.SEARCH: 0, JobType.OUTBOX: 8}}, poll_interval=60.0, shutdown_hooks=[])
 worker.install_signal_handlers()
 import threading
 threading.Thread(target=lambda: worker.ready.wait(30) and print("ready", flush=True), daemon=True).start()
@@ -172,7 +176,8 @@ sys.exit(worker.run())
 
 def bench_wakeup_latency() -> dict:
     from jobs import queue, queue_reads
-    from jobs.models import Job, JobStatus, JobType
+    from jobs.models import Job, JobStatus
+    from lps_site.job_types import JobType
 
     empty_queue()
     sent: dict[int, float] = {}

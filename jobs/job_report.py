@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from jobs.models import Job, JobType
+from jobs.models import Job
+from lps_site.job_types import JobType
 from search.models import BotEvent
 
 # Detections a little after the job's last update still belong to its attempt (clocks, commit order).

@@ -22,9 +22,9 @@ from prometheus_client import REGISTRY, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from jobs import queue_reads
+from jobs import handlers, queue_reads
 from jobs.exceptions import QueueUnavailable
-from jobs.models import JobStatus, JobType
+from jobs.models import JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ RUN_OUTCOMES = ("done", "retried", "dead", "deadline", "lost", "released")
 """How a job run ends: DONE; failed and back to PENDING; failed and DEAD; stopped at its deadline (whether it
 is then retried or dead); its lease was gone when the outcome was written; handed back at shutdown."""
 
-# From a quick webhook to a search that runs into its 300 s deadline.
+# From a quick HTTP call to a heavy job that runs into a 300 s deadline.
 RUN_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600)
 # From a job claimed at once to a backlog of hours.
 WAIT_SECONDS_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600)
@@ -59,14 +59,18 @@ REAPER_RECLAIMED = Counter(
 REAPER_PRUNED = Counter("lps_reaper_pruned_jobs", "Finished jobs deleted by the reaper's retention.", ["status"])
 REAPER_PASSES = Counter("lps_reaper_passes", "Reaper passes, by result (ok, failed: database unavailable).", ["result"])
 
-# Every label value is reported from the start (as 0), so that rate() and alerts see a series before its first
-# event.
-for _job_type in JobType:
-    JOB_RUNS_STARTED.labels(_job_type.label)
-    JOB_RUN_SECONDS.labels(_job_type.label)
-    JOB_QUEUE_WAIT_SECONDS.labels(_job_type.label)
-    for _outcome in RUN_OUTCOMES:
-        JOB_RUNS_FINISHED.labels(_job_type.label, _outcome)
+
+def count_from_zero(job_type_label: str) -> None:
+    """Report the run series of a job type from the start (as 0), so that rate() and alerts see a series before
+    its first event (jobs.handlers.register calls it for each type)."""
+    JOB_RUNS_STARTED.labels(job_type_label)
+    JOB_RUN_SECONDS.labels(job_type_label)
+    JOB_QUEUE_WAIT_SECONDS.labels(job_type_label)
+    for outcome in RUN_OUTCOMES:
+        JOB_RUNS_FINISHED.labels(job_type_label, outcome)
+
+
+# Every other label value is reported from the start too.
 for _status in (JobStatus.PENDING, JobStatus.DEAD):
     REAPER_RECLAIMED.labels(_status.label)
 for _status in (JobStatus.DONE, JobStatus.DEAD):
@@ -96,7 +100,7 @@ class QueueCollector(Collector):
             labels=["job_type", "status"],
         )
         for (job_type, status), count in read.jobs.items():
-            jobs.add_metric([job_type.label, status.label], count)
+            jobs.add_metric([handlers.label(job_type), status.label], count)
         yield jobs
         yield GaugeMetricFamily(
             "lps_queue_history_estimated",
@@ -110,7 +114,7 @@ class QueueCollector(Collector):
             labels=["job_type"],
         )
         for job_type, count in read.dead_last_hour.items():
-            dead.add_metric([job_type.label], count)
+            dead.add_metric([handlers.label(job_type)], count)
         yield dead
         oldest = GaugeMetricFamily(
             "lps_queue_oldest_due_pending_seconds",
@@ -118,7 +122,7 @@ class QueueCollector(Collector):
             labels=["job_type"],
         )
         for job_type, seconds in read.oldest_due_seconds.items():
-            oldest.add_metric([job_type.label], seconds)
+            oldest.add_metric([handlers.label(job_type)], seconds)
         yield oldest
         yield GaugeMetricFamily(
             "lps_queue_expired_leases",

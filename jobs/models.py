@@ -1,17 +1,8 @@
 """The `job` table: one row per unit of work, moved between states only by `jobs/queue.py`."""
 
 from django.contrib.postgres.functions import RandomUUID
-from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
-from django.db.models.fields.json import KT, KeyTransform
-from django.db.models.functions import Now, Upper
-
-
-class JobType(models.IntegerChoices):
-    SEARCH = 1, "SEARCH"
-    """Find a product's lowest price in a real browser (heavy)."""
-    OUTBOX = 2, "OUTBOX"
-    """Deliver a finished search to the client's callback_url (light, HTTP)."""
+from django.db.models.functions import Now
 
 
 class JobStatus(models.IntegerChoices):
@@ -39,14 +30,15 @@ class Priority(models.IntegerChoices):
 
 class Job(models.Model):
     job_id = models.UUIDField(primary_key=True, db_default=RandomUUID(), editable=False)
-    job_type = models.SmallIntegerField(choices=JobType.choices)
+    # The number of a type in the apps' catalogue (lps_site/job_types.py); jobs.handlers.label() names it.
+    job_type = models.SmallIntegerField()
     status = models.SmallIntegerField(choices=JobStatus.choices, default=JobStatus.PENDING)
     priority = models.SmallIntegerField(default=Priority.NORMAL)
     payload = models.JSONField(default=dict)
     result = models.JSONField(null=True, blank=True)
-    # Room for "search:<owner id>:<product code>" with a 190-character code and a 19-digit bigint owner.
+    # Chosen by whoever enqueues: room for a prefix, a 19-digit owner id and a 190-character identifier of its own.
     dedupe_key = models.CharField(max_length=255, null=True, blank=True)
-    # Who the job belongs to, as the enqueuing app identifies it (the API's client id). A plain column, not a
+    # Who the job belongs to, as the enqueuing app identifies it (its client's id, say). A plain column, not a
     # foreign key: the queue knows nothing of the apps above it.
     owner_id = models.BigIntegerField(null=True, blank=True)
     attempts = models.SmallIntegerField(default=0)
@@ -56,6 +48,9 @@ class Job(models.Model):
     worker_id = models.CharField(max_length=200, null=True, blank=True)
     run_started_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(null=True, blank=True)
+    # What kind of failure last_error reports (an exception class name, LeaseExpired, Released), as data: failures
+    # are counted by kind without parsing the text.
+    last_error_kind = models.CharField(max_length=100, null=True, blank=True)
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 
@@ -80,15 +75,6 @@ class Job(models.Model):
             # client's list and stats walk only its own rows, whatever the table holds.
             models.Index(fields=["owner_id", "-created_at"], name="job_owner_created_idx"),
             models.Index(fields=["owner_id", "status", "-created_at"], name="job_owner_status_created_idx"),
-            # The admin's and the operator API's job search: product code exact (payload -> 'product_code' =
-            # jsonb, Django's payload__product_code lookup) and product name icontains (trigrams of
-            # UPPER(payload ->> 'product_name'), what payload__product_name__icontains compiles to).
-            models.Index(KeyTransform("product_code", "payload"), name="job_product_code_idx"),
-            GinIndex(
-                OpClass(Upper(KT("payload__product_name")), name="gin_trgm_ops"), name="job_product_name_trgm_idx"
-            ),
-            # The admin's outcome filter, newest first.
-            models.Index(KT("result__outcome"), models.F("created_at").desc(), name="job_outcome_created_idx"),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -100,3 +86,10 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_job_type_display()} {self.job_id} ({self.get_status_display()})"
+
+    def get_job_type_display(self) -> str:
+        """The type's registered label (what `choices` would give, kept out of the table's definition)."""
+        # Imported here: the registry imports the queue, which imports this module.
+        from jobs import handlers
+
+        return handlers.label(self.job_type)

@@ -1,7 +1,7 @@
 """Who owns jobs, as the app that enqueues them names its owners: the job admin's client column and filter.
 
 The queue stores an owner as a bare id (`job.owner_id`) and knows nothing of the apps above it. An app that
-gives jobs owners registers a directory here (the API registers its clients in api/admin.py), so that the job
+gives jobs owners (its clients, say) registers a directory here from its own admin module, so that the job
 admin can show names and filter by owner without importing that app.
 """
 

@@ -2,8 +2,9 @@
 
 Each operation is one SQL statement. Each transition is a compare-and-set: its WHERE clause names the state,
 the owner (worker_id) and the attempt it expects, so a caller that lost a race changes nothing and is told
-so by a `Lost` result. Parameters are always named; nothing here formats values into SQL. What observers read
-(counts, the ops snapshot, metrics, lists) is in jobs/queue_reads.py.
+so by a `Lost` result. Parameters are always named; nothing here formats values into SQL (the status codes are
+constants, filled into each statement's text once at import: see jobs.statements.with_status_codes). What
+observers read (counts, the ops snapshot, metrics, lists) is in jobs/queue_reads.py.
 """
 
 from __future__ import annotations
@@ -19,21 +20,27 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.utils import timezone
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
 from jobs.statements import execute as _execute
 from jobs.statements import run as _run
+from jobs.statements import with_status_codes
 
 NOTIFY_CHANNEL = "lps_jobs"
+# The last_error_kind of the transitions that fail an attempt without an exception of their own.
+LEASE_EXPIRED = "LeaseExpired"
+RELEASED = "Released"
 
 # --- SQL ---------------------------------------------------------------------------------------------------
 
 # Insert jobs from a JSON array; a row whose dedupe_key is already active returns that job's id instead.
 # DO UPDATE (a no-op) rather than DO NOTHING so that RETURNING yields the active twin even when it was
 # committed by a concurrent transaction after this statement's snapshot. pg_notify fires on commit.
-ENQUEUE_SQL = """
+ENQUEUE_SQL = with_status_codes(
+    """
 WITH input AS (
     SELECT *
     FROM jsonb_to_recordset(%(jobs)s::jsonb) AS x(
@@ -43,34 +50,39 @@ WITH input AS (
 ),
 upserted AS (
     INSERT INTO job (job_type, status, priority, payload, dedupe_key, attempts, max_attempts, run_after, owner_id)
-    SELECT job_type, 1, priority, payload, dedupe_key, 0, max_attempts,
+    SELECT job_type, {PENDING}, priority, payload, dedupe_key, 0, max_attempts,
            now() + make_interval(secs => delay_seconds), owner_id
     FROM input
     ORDER BY ord
-    ON CONFLICT (dedupe_key) WHERE status IN (1, 2)
+    ON CONFLICT (dedupe_key) WHERE status IN ({ACTIVE})
     DO UPDATE SET dedupe_key = EXCLUDED.dedupe_key
     RETURNING job_id, dedupe_key, job_type, (xmax = 0) AS inserted
 )
 SELECT job_id, dedupe_key, inserted,
-       CASE WHEN inserted THEN pg_notify('lps_jobs', job_type::text) END
+       CASE WHEN inserted THEN pg_notify(%(channel)s, job_type::text) END
 FROM upserted
 """
+)
 
 # The parts the claim and complete statements share, so that each rule is written once.
-_DUE_JOBS = """
+_DUE_JOBS = with_status_codes(
+    """
     SELECT job_id
     FROM job
-    WHERE status = 1
+    WHERE status = {PENDING}
       AND run_after <= now()
-      AND job_type = ANY(%(job_types)s::smallint[])
+      AND (%(job_types)s::smallint[] IS NULL OR job_type = ANY(%(job_types)s::smallint[]))
     ORDER BY priority, created_at
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED"""
-"""Up to %(limit)s due PENDING jobs, by priority then age, locked (SKIP LOCKED) for the lease below."""
+)
+"""Up to %(limit)s due PENDING jobs (of %(job_types)s, or of any type when NULL), by priority then age, locked
+(SKIP LOCKED) for the lease below."""
 
-_LEASE_DUE_JOBS = """
+_LEASE_DUE_JOBS = with_status_codes(
+    """
     UPDATE job
-    SET status = 2,
+    SET status = {RUNNING},
         worker_id = %(worker_id)s,
         lease_until = now() + make_interval(secs => %(lease_seconds)s),
         run_started_at = now(),
@@ -81,21 +93,24 @@ _LEASE_DUE_JOBS = """
     RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
               job.max_attempts, extract(epoch FROM job.lease_until)::float8 AS lease_until,
               extract(epoch FROM job.created_at)::float8 AS created_at"""
+)
 """PENDING → RUNNING for the rows of `next_jobs`, leased to %(worker_id)s."""
 
 # (The job_id = ANY(...) beside the unnest join lets the planner reach the rows through the primary key,
 # rather than through every RUNNING row of every worker.)
-_FINISH_HELD = """
+_FINISH_HELD = with_status_codes(
+    """
     UPDATE job
-    SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
+    SET status = {DONE}, result = finished.result, lease_until = NULL, updated_at = now()
     FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
          AS finished(job_id, attempt, result)
     WHERE job.job_id = finished.job_id
       AND job.job_id = ANY(%(job_ids)s::uuid[])
-      AND job.status = 2
+      AND job.status = {RUNNING}
       AND job.worker_id = %(worker_id)s
       AND job.attempts = finished.attempt
     RETURNING job.job_id"""
+)
 """RUNNING → DONE for the held attempts of the given jobs, with their results (a compare-and-set each)."""
 
 # Lease due PENDING jobs; SKIP LOCKED inside the CTE bounds the UPDATE to exactly the rows this transaction
@@ -125,76 +140,90 @@ FROM claimed
 
 # Fail the held attempt: back to PENDING after a backoff while attempts remain and the error is
 # retryable, otherwise DEAD.
-FAIL_SQL = """
+FAIL_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN 1 ELSE 4 END,
+SET status = CASE WHEN %(retryable)s AND attempts < max_attempts THEN {PENDING} ELSE {DEAD} END,
     run_after = CASE WHEN %(retryable)s AND attempts < max_attempts
                      THEN now() + make_interval(secs => %(retry_in_seconds)s) ELSE run_after END,
     lease_until = NULL,
     last_error = %(error)s,
+    last_error_kind = %(error_kind)s,
     updated_at = now()
-WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+WHERE job_id = %(job_id)s AND status = {RUNNING} AND worker_id = %(worker_id)s AND attempts = %(attempt)s
 RETURNING status, run_after
 """
+)
 
 # Hand back a held attempt that never ran to its end (shutdown): PENDING at once, the attempt not counted.
-RELEASE_SQL = """
+RELEASE_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = 1, attempts = attempts - 1, run_after = now(), lease_until = NULL,
-    last_error = %(reason)s, updated_at = now()
-WHERE job_id = %(job_id)s AND status = 2 AND worker_id = %(worker_id)s AND attempts = %(attempt)s
-RETURNING pg_notify('lps_jobs', job_type::text)
+SET status = {PENDING}, attempts = attempts - 1, run_after = now(), lease_until = NULL,
+    last_error = %(error_kind)s || ': ' || %(reason)s, last_error_kind = %(error_kind)s, updated_at = now()
+WHERE job_id = %(job_id)s AND status = {RUNNING} AND worker_id = %(worker_id)s AND attempts = %(attempt)s
+RETURNING pg_notify(%(channel)s, job_type::text)
 """
+)
 
 # Extend the leases of the jobs this worker still holds; returns the ones it still holds.
-RENEW_LEASES_SQL = """
+RENEW_LEASES_SQL = with_status_codes(
+    """
 UPDATE job
 SET lease_until = now() + make_interval(secs => %(lease_seconds)s), updated_at = now()
 FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[]) AS held(job_id, attempt)
 WHERE job.job_id = held.job_id
   AND job.job_id = ANY(%(job_ids)s::uuid[])
-  AND job.status = 2
+  AND job.status = {RUNNING}
   AND job.worker_id = %(worker_id)s
   AND job.attempts = held.attempt
 RETURNING job.job_id
 """
+)
 
 # Reclaim RUNNING jobs whose lease ran out: PENDING again, or DEAD when their attempts are spent.
-REAP_SQL = """
+REAP_SQL = with_status_codes(
+    """
 WITH expired AS (
     SELECT job_id
     FROM job
-    WHERE status = 2 AND lease_until < now()
+    WHERE status = {RUNNING} AND lease_until < now()
     ORDER BY lease_until
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED
 )
 UPDATE job
-SET status = CASE WHEN job.attempts >= job.max_attempts THEN 4 ELSE 1 END,
+SET status = CASE WHEN job.attempts >= job.max_attempts THEN {DEAD} ELSE {PENDING} END,
     run_after = now(),
     lease_until = NULL,
-    last_error = 'LeaseExpired: reclaimed from worker ' || coalesce(job.worker_id, '?')
+    last_error = %(error_kind)s || ': reclaimed from worker ' || coalesce(job.worker_id, '?')
                  || ' whose lease ran out during attempt ' || job.attempts,
+    last_error_kind = %(error_kind)s,
     updated_at = now()
 FROM expired
 WHERE job.job_id = expired.job_id
 RETURNING job.job_id, job.status, job.job_type, job.attempts, job.worker_id,
-          CASE WHEN job.status = 1 THEN pg_notify('lps_jobs', job.job_type::text) END
+          CASE WHEN job.status = {PENDING} THEN pg_notify(%(channel)s, job.job_type::text) END
 """
+)
 
 # Operator: a DEAD job back to PENDING with its attempts reset (the partial unique index refuses it
 # while a twin with the same dedupe_key is active).
-REQUEUE_SQL = """
+REQUEUE_SQL = with_status_codes(
+    """
 UPDATE job
-SET status = 1, attempts = 0, run_after = now(), lease_until = NULL, updated_at = now()
-WHERE job_id = %(job_id)s AND status = 4
-RETURNING job_id, pg_notify('lps_jobs', job_type::text)
+SET status = {PENDING}, attempts = 0, run_after = now(), lease_until = NULL, updated_at = now()
+WHERE job_id = %(job_id)s AND status = {DEAD}
+RETURNING job_id, pg_notify(%(channel)s, job_type::text)
 """
+)
 
 # Who holds a dedupe_key now (to name the twin that blocks a requeue).
-ACTIVE_TWIN_SQL = """
-SELECT job_id FROM job WHERE dedupe_key = %(dedupe_key)s AND status IN (1, 2) LIMIT 1
+ACTIVE_TWIN_SQL = with_status_codes(
+    """
+SELECT job_id FROM job WHERE dedupe_key = %(dedupe_key)s AND status IN ({ACTIVE}) LIMIT 1
 """
+)
 
 # Delete finished jobs of one status older than a cut-off, at most %(limit)s rows per call.
 PRUNE_SQL = """
@@ -210,8 +239,9 @@ WHERE job_id IN (
 # Is the database there?
 PING_SQL = "SELECT 1"
 
-# Subscribe a dedicated connection to the wake-ups that enqueue, release, reap and requeue send.
-LISTEN_SQL = "LISTEN lps_jobs"
+# Subscribe a dedicated connection to the wake-ups that enqueue, release, reap and requeue send (LISTEN takes
+# no parameter: the channel is quoted as an identifier, once, here).
+LISTEN_SQL = sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)).as_string()
 
 
 # --- Values ------------------------------------------------------------------------------------------------
@@ -221,7 +251,8 @@ LISTEN_SQL = "LISTEN lps_jobs"
 class NewJob:
     """A job to enqueue."""
 
-    job_type: JobType
+    job_type: int
+    """The number job.job_type stores (the apps' catalogue; jobs.handlers names it)."""
     payload: dict
     priority: int = Priority.NORMAL
     dedupe_key: str | None = None
@@ -245,7 +276,7 @@ class ClaimedJob:
     """One attempt of a job, leased to `worker_id`; (job_id, attempt) identifies it in every transition."""
 
     job_id: uuid.UUID
-    job_type: JobType
+    job_type: int
     priority: int
     payload: dict
     dedupe_key: str | None
@@ -280,7 +311,7 @@ class Reaped:
     job_id: uuid.UUID
     status: JobStatus
     # Which attempt of which worker lost its lease: for the reaper's log line, not part of what was reaped.
-    job_type: JobType | None = field(default=None, compare=False)
+    job_type: int | None = field(default=None, compare=False)
     attempt: int | None = field(default=None, compare=False)
     worker_id: str | None = field(default=None, compare=False)
 
@@ -326,7 +357,7 @@ def one_transaction(using: str = "default") -> Iterator[None]:
         raise
     except DatabaseError as exc:
         connections[using].close_if_unusable_or_obsolete()
-        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+        raise QueueUnavailable(str(exc)) from exc
 
 
 # --- Operations --------------------------------------------------------------------------------------------
@@ -364,7 +395,7 @@ def enqueue_many(jobs: Sequence[NewJob]) -> list[Enqueued]:
                 "owner_id": job.owner_id,
             }
         )
-    returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows)})
+    returned = _run(ENQUEUE_SQL, {"jobs": Jsonb(rows), "channel": NOTIFY_CHANNEL})
     by_key: dict[str, tuple[uuid.UUID, bool]] = {}
     unkeyed: list[uuid.UUID] = []
     for job_id, dedupe_key, inserted, _notified in returned:
@@ -390,11 +421,11 @@ def claim(
     worker_id: str,
     *,
     limit: int = 1,
-    job_types: Iterable[JobType] | None = None,
+    job_types: Iterable[int] | None = None,
     lease_seconds: float = 60.0,
 ) -> list[ClaimedJob]:
     """Lease up to `limit` due jobs (optionally only of `job_types`) to `worker_id`."""
-    types = [int(t) for t in (job_types or JobType)]
+    types = None if job_types is None else [int(t) for t in job_types]
     rows = _run(
         CLAIM_SQL,
         {"worker_id": worker_id, "limit": limit, "job_types": types, "lease_seconds": float(lease_seconds)},
@@ -407,7 +438,7 @@ def _claimed_jobs(rows: Iterable[tuple], worker_id: str) -> list[ClaimedJob]:
     return [
         ClaimedJob(
             job_id=job_id,
-            job_type=JobType(job_type),
+            job_type=job_type,
             priority=priority,
             # Django's connections load jsonb as text (JSONField decodes it itself).
             payload=json.loads(payload) if isinstance(payload, str) else payload,
@@ -427,7 +458,7 @@ def complete_and_claim(
     worker_id: str,
     *,
     limit: int,
-    job_types: Iterable[JobType],
+    job_types: Iterable[int],
     lease_seconds: float = 60.0,
 ) -> tuple[list[Transition], list[ClaimedJob]]:
     """Finish `worker_id`'s attempts and lease up to `limit` due jobs of `job_types`, in one statement.
@@ -482,8 +513,19 @@ def complete_many(finished: Sequence[tuple[ClaimedJob, dict | None]]) -> list[Tr
     return [Moved(job.job_id, JobStatus.DONE) if job.job_id in moved else Lost(job.job_id) for job, _ in finished]
 
 
-def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_seconds: float | None = None) -> Transition:
-    """Fail the attempt: PENDING after a backoff while attempts remain (and the error is retryable), else DEAD."""
+def fail(
+    job: ClaimedJob,
+    error: str,
+    *,
+    kind: str | None = None,
+    retryable: bool = True,
+    retry_in_seconds: float | None = None,
+) -> Transition:
+    """Fail the attempt: PENDING after a backoff while attempts remain (and the error is retryable), else DEAD.
+
+    `error` is what last_error says ("Kind: message"); `kind` (an exception class name) is kept beside it as
+    last_error_kind, so that failures are counted by kind without reading the text.
+    """
     delay = backoff(job.attempt) if retry_in_seconds is None else retry_in_seconds
     rows = _run(
         FAIL_SQL,
@@ -494,6 +536,7 @@ def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_second
             "retryable": retryable,
             "retry_in_seconds": float(delay),
             "error": error[:10_000],
+            "error_kind": kind[:100] if kind else None,
         },
     )
     if not rows:
@@ -502,11 +545,18 @@ def fail(job: ClaimedJob, error: str, *, retryable: bool = True, retry_in_second
     return Moved(job.job_id, JobStatus(status), run_after)
 
 
-def release(job: ClaimedJob, reason: str = "Released: the worker shut down before the job finished") -> Transition:
+def release(job: ClaimedJob, reason: str = "the worker shut down before the job finished") -> Transition:
     """Hand a held job back at once (shutdown): PENDING, the attempt not counted, workers woken."""
     rows = _run(
         RELEASE_SQL,
-        {"job_id": job.job_id, "worker_id": job.worker_id, "attempt": job.attempt, "reason": reason},
+        {
+            "job_id": job.job_id,
+            "worker_id": job.worker_id,
+            "attempt": job.attempt,
+            "reason": reason,
+            "error_kind": RELEASED,
+            "channel": NOTIFY_CHANNEL,
+        },
     )
     return Moved(job.job_id, JobStatus.PENDING) if rows else Lost(job.job_id)
 
@@ -530,8 +580,10 @@ def renew_leases(worker_id: str, jobs: Sequence[ClaimedJob], *, lease_seconds: f
 def reap(*, limit: int = 500) -> list[Reaped]:
     """Reclaim up to `limit` RUNNING jobs whose lease ran out."""
     return [
-        Reaped(job_id, JobStatus(status), JobType(job_type), attempts, worker_id)
-        for job_id, status, job_type, attempts, worker_id, _ in _run(REAP_SQL, {"limit": limit})
+        Reaped(job_id, JobStatus(status), job_type, attempts, worker_id)
+        for job_id, status, job_type, attempts, worker_id, _ in _run(
+            REAP_SQL, {"limit": limit, "error_kind": LEASE_EXPIRED, "channel": NOTIFY_CHANNEL}
+        )
     ]
 
 
@@ -542,7 +594,7 @@ def requeue(job_id: uuid.UUID | str) -> Moved:
     """
     try:
         with transaction.atomic():
-            rows = _run(REQUEUE_SQL, {"job_id": job_id})
+            rows = _run(REQUEUE_SQL, {"job_id": job_id, "channel": NOTIFY_CHANNEL})
     except IntegrityError as exc:
         dedupe_key = Job.objects.filter(job_id=job_id).values_list("dedupe_key", flat=True).first()
         twin = _run(ACTIVE_TWIN_SQL, {"dedupe_key": dedupe_key})
@@ -577,12 +629,12 @@ def listen_connection(using: str = "default") -> psycopg.Connection:
     try:
         conn = psycopg.connect(**params, autocommit=True)
     except psycopg.Error as exc:
-        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+        raise QueueUnavailable(f"cannot LISTEN: {exc}") from exc
     try:
         conn.execute(LISTEN_SQL)
     except psycopg.Error as exc:
         conn.close()
-        raise QueueUnavailable(f"QueueUnavailable: cannot LISTEN: {exc}") from exc
+        raise QueueUnavailable(f"cannot LISTEN: {exc}") from exc
     return conn
 
 

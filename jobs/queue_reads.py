@@ -12,9 +12,11 @@ from datetime import timedelta
 
 from django.db.models import Q
 
-from jobs.models import Job, JobStatus, JobType
+from jobs import handlers
+from jobs.exceptions import JobDeadlineExceeded
+from jobs.models import Job, JobStatus
 from jobs.row_counts import count_rows
-from jobs.statements import run
+from jobs.statements import run, with_status_codes
 from lps_site.db_router import observing
 
 STUCK_RUNNING_AFTER = timedelta(minutes=10)
@@ -38,32 +40,32 @@ SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'job'::regclass
 """
 
 # The ops snapshot in one round trip; every part walks an index range, never the whole table. {mine} narrows
-# each part to one owner's jobs (a fixed SQL fragment, never a value).
+# each part to one owner's jobs (a fixed SQL fragment, never a value); the status codes are filled in at import.
 _SNAPSHOT = """
 SELECT
-    (SELECT count(*) FROM job WHERE {mine}status = 1) AS pending,
-    (SELECT count(*) FROM job WHERE {mine}status = 2) AS running,
-    (SELECT count(*) FROM job WHERE {mine}status = 4) AS dead,
-    (SELECT count(*) FROM job WHERE {mine}status = 4 AND updated_at > now() - interval '1 hour')
+    (SELECT count(*) FROM job WHERE {mine}status = {PENDING}) AS pending,
+    (SELECT count(*) FROM job WHERE {mine}status = {RUNNING}) AS running,
+    (SELECT count(*) FROM job WHERE {mine}status = {DEAD}) AS dead,
+    (SELECT count(*) FROM job WHERE {mine}status = {DEAD} AND updated_at > now() - interval '1 hour')
         AS dead_last_hour,
     (SELECT count(*) FROM job
-      WHERE {mine}status = 2
+      WHERE {mine}status = {RUNNING}
         AND (lease_until < now() OR run_started_at < now() - make_interval(secs => %(stuck_seconds)s)))
         AS stuck,
-    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE {mine}status = 1 AND run_after <= now())
+    (SELECT extract(epoch FROM now() - min(created_at)) FROM job WHERE {mine}status = {PENDING} AND run_after <= now())
         AS oldest_pending_seconds,
     (SELECT count(*) FROM job
-      WHERE {mine}status IN (1, 2, 3, 4) AND updated_at > now() - interval '1 hour'
-        AND last_error LIKE 'JobDeadlineExceeded%%') AS deadline_kills_last_hour,
-    (SELECT count(*) FROM job WHERE {mine}status = 3 AND updated_at > now() - interval '1 hour')
+      WHERE {mine}status IN ({EVERY_STATUS}) AND updated_at > now() - interval '1 hour'
+        AND last_error_kind = %(deadline_kind)s) AS deadline_kills_last_hour,
+    (SELECT count(*) FROM job WHERE {mine}status = {DONE} AND updated_at > now() - interval '1 hour')
         AS done_last_hour
 """
 
 # The ops snapshot of the whole queue.
-SNAPSHOT_SQL = _SNAPSHOT.format(mine="")
+SNAPSHOT_SQL = with_status_codes(_SNAPSHOT, mine="")
 
 # The ops snapshot of one owner's jobs (the owner indexes serve each part).
-OWNER_SNAPSHOT_SQL = _SNAPSHOT.format(mine="owner_id = %(owner_id)s AND ")
+OWNER_SNAPSHOT_SQL = with_status_codes(_SNAPSHOT, mine="owner_id = %(owner_id)s AND ")
 
 
 # --- What a /metrics scrape reads (jobs/metrics.py). Each exact part walks one index range of the active rows
@@ -71,37 +73,47 @@ OWNER_SNAPSHOT_SQL = _SNAPSHOT.format(mine="owner_id = %(owner_id)s AND ")
 # with ten thousand or ten million jobs in the table.
 
 # Active jobs by type and status, exact: these rows are the backlog.
-METRICS_ACTIVE_SQL = """
-SELECT job_type, status, count(*) FROM job WHERE status IN (1, 2) GROUP BY job_type, status
+METRICS_ACTIVE_SQL = with_status_codes(
+    """
+SELECT job_type, status, count(*) FROM job WHERE status IN ({ACTIVE}) GROUP BY job_type, status
 """
+)
 
 # Jobs that went DEAD in the last hour, by type: one range of job_status_updated_idx (a DEAD row changes only
 # when it dies or is requeued).
-METRICS_DEAD_LAST_HOUR_SQL = """
-SELECT job_type, count(*) FROM job WHERE status = 4 AND updated_at > now() - interval '1 hour' GROUP BY job_type
+METRICS_DEAD_LAST_HOUR_SQL = with_status_codes(
+    """
+SELECT job_type, count(*) FROM job WHERE status = {DEAD} AND updated_at > now() - interval '1 hour' GROUP BY job_type
 """
+)
 
 # Per job type, seconds since its longest-waiting due PENDING job became claimable (NULL: none is due); one
 # descent of job_claim_idx per type, stopping at the first row of that type.
-METRICS_OLDEST_DUE_SQL = """
+METRICS_OLDEST_DUE_SQL = with_status_codes(
+    """
 SELECT types.job_type,
        (SELECT extract(epoch FROM now() - job.run_after)::float8
           FROM job
-         WHERE job.status = 1 AND job.run_after <= now() AND job.job_type = types.job_type
+         WHERE job.status = {PENDING} AND job.run_after <= now() AND job.job_type = types.job_type
          ORDER BY job.run_after
          LIMIT 1)
 FROM unnest(%(job_types)s::smallint[]) AS types(job_type)
 """
+)
 
 # RUNNING jobs whose lease ran out (what the reaper will reclaim): one range of job_lease_idx.
-METRICS_EXPIRED_LEASES_SQL = """
-SELECT count(*) FROM job WHERE status = 2 AND lease_until < now()
+METRICS_EXPIRED_LEASES_SQL = with_status_codes(
+    """
+SELECT count(*) FROM job WHERE status = {RUNNING} AND lease_until < now()
 """
+)
 
 # DONE and DEAD jobs by type, exact (asked only while the table holds at most EXACT_DONE_COUNT_LIMIT rows).
-METRICS_HISTORY_SQL = """
-SELECT job_type, status, count(*) FROM job WHERE status IN (3, 4) GROUP BY job_type, status
+METRICS_HISTORY_SQL = with_status_codes(
+    """
+SELECT job_type, status, count(*) FROM job WHERE status IN ({FINISHED}) GROUP BY job_type, status
 """
+)
 
 # The planner's estimate of the jobs of one type in one status: a plan from the table statistics, not a scan.
 METRICS_ESTIMATE_SQL = """
@@ -133,12 +145,12 @@ class OpsSnapshot:
 class QueueMetrics:
     """What a metrics scrape reports of the queue, read from the database at scrape time."""
 
-    jobs: dict[tuple[JobType, JobStatus], int]
-    """Jobs per (type, status); every pair present. DONE and DEAD are the planner's estimates when
+    jobs: dict[tuple[int, JobStatus], int]
+    """Jobs per (type, status); every pair of a registered type present. DONE and DEAD are the planner's estimates when
     history_is_estimate."""
-    dead_last_hour: dict[JobType, int]
+    dead_last_hour: dict[int, int]
     """Jobs of each type that went DEAD in the last hour (exact)."""
-    oldest_due_seconds: dict[JobType, float]
+    oldest_due_seconds: dict[int, float]
     """Per type, how long its longest-waiting due PENDING job has been claimable (0 when none is due)."""
     expired_leases: int
     history_is_estimate: bool
@@ -167,7 +179,11 @@ def counts(*, owner_id: int | None = None) -> dict[str, int]:
 
 def snapshot(*, owner_id: int | None = None) -> OpsSnapshot:
     """The ops snapshot (only `owner_id`'s jobs when given); DONE is estimated on very large tables."""
-    params = {"stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(), "owner_id": owner_id}
+    params = {
+        "stuck_seconds": STUCK_RUNNING_AFTER.total_seconds(),
+        "owner_id": owner_id,
+        "deadline_kind": JobDeadlineExceeded.__name__,
+    }
     with observing() as alias:
         if owner_id is not None:
             row = run(OWNER_SNAPSHOT_SQL, params, using=alias)[0]
@@ -201,16 +217,16 @@ def _ops_snapshot(row: tuple, *, done: int, done_is_estimate: bool) -> OpsSnapsh
 
 def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> QueueMetrics:
     """The queue's numbers for a metrics scrape; DONE and DEAD are estimated past `exact_history_limit` rows."""
-    types = list(JobType)
+    types = list(handlers.registered())
     with observing() as alias:
         jobs = {(job_type, status): 0 for job_type in types for status in JobStatus}
         for job_type, status, count in run(METRICS_ACTIVE_SQL, using=alias):
-            jobs[(JobType(job_type), JobStatus(status))] = count
+            jobs[(job_type, JobStatus(status))] = count
         dead_last_hour = dict.fromkeys(types, 0)
         for job_type, count in run(METRICS_DEAD_LAST_HOUR_SQL, using=alias):
-            dead_last_hour[JobType(job_type)] = count
+            dead_last_hour[job_type] = count
         oldest = {
-            JobType(job_type): float(seconds or 0.0)
+            job_type: float(seconds or 0.0)
             for job_type, seconds in run(METRICS_OLDEST_DUE_SQL, {"job_types": [int(t) for t in types]}, using=alias)
         }
         expired = run(METRICS_EXPIRED_LEASES_SQL, using=alias)[0][0]
@@ -224,7 +240,7 @@ def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> Queue
                     jobs[(job_type, status)] = int(plan[0]["Plan"]["Plan Rows"])
         else:
             for job_type, status, count in run(METRICS_HISTORY_SQL, using=alias):
-                jobs[(JobType(job_type), JobStatus(status))] = count
+                jobs[(job_type, JobStatus(status))] = count
     return QueueMetrics(
         jobs=jobs,
         dead_last_hour=dead_last_hour,
@@ -243,7 +259,7 @@ def list_jobs(
     page_size: int = 50,
 ) -> JobPage:
     """Newest jobs first, filtered by status, by owner and by `matching` (the caller's own predicate, e.g. a
-    product lookup); with the total count."""
+    lookup in the payload); with the total count."""
     with observing() as alias:
         jobs = Job.objects.using(alias).order_by("-created_at")
         if owner_id is not None:

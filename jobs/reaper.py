@@ -1,5 +1,5 @@
-"""The reaper: reclaim jobs whose lease ran out, prune old finished jobs, purge expired negative-cache rows,
-end IP sessions a dead worker left open and delete old failure snapshots.
+"""The reaper: reclaim jobs whose lease ran out, prune old finished jobs, then run the maintenance units the apps
+registered (jobs/maintenance.py).
 
 Every step works in bounded batches, so one pass never holds long locks or one huge transaction, and a stop
 request is honoured between batches. Any number of reapers may run at once: reap() skips rows another one
@@ -11,20 +11,17 @@ from __future__ import annotations
 import logging
 import signal
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 
 from django.conf import settings
 from django.db import DatabaseError
 
-from jobs import metrics, queue
+from jobs import handlers, maintenance, metrics, queue
 from jobs.exceptions import QueueUnavailable
-from jobs.job_report import short_duration
 from jobs.log_context import job_logging
-from jobs.models import JobStatus, JobType
-from negative_cache import cache as negative_cache
-from search import retention
+from jobs.models import JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -43,27 +40,31 @@ class ReaperPass:
     """Expired leases whose attempts were spent (now DEAD)."""
     pruned_done: int = 0
     pruned_dead: int = 0
-    purged_negative: int = 0
-    abandoned_sessions: int = 0
-    """IP sessions left open by a worker that died, now ended as `error`."""
-    pruned_snapshots: int = 0
+    maintained: dict[str, int] = field(default_factory=dict)
+    """What each maintenance unit handled, by its name; only the units that did something."""
 
     def __str__(self) -> str:
-        return (
-            f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} "
-            f"dead, purged {self.purged_negative} negative-cache rows, ended {self.abandoned_sessions} abandoned "
-            f"IP sessions, deleted {self.pruned_snapshots} snapshot files"
-        )
+        facts = [
+            f"reclaimed {self.requeued} (dead {self.dead}), pruned {self.pruned_done} done and {self.pruned_dead} dead"
+        ]
+        facts += [unit.report(self.maintained.get(unit.name, 0)) for unit in maintenance.units()]
+        return ", ".join(facts)
+
+
+def _days(retention: timedelta) -> str:
+    """A retention as the settings give it: "7 days"."""
+    days = retention / timedelta(days=1)
+    return f"{days:g} day" + ("" if days == 1 else "s")
 
 
 def _log_reclaimed(job: queue.Reaped) -> None:
     """One line per reclaimed job, tagged like the worker's lines about it (the attempt that lost its lease)."""
     with job_logging(
-        job_id=job.job_id, attempt=job.attempt, job_type=JobType(job.job_type).label, worker_id=job.worker_id or "?"
+        job_id=job.job_id, attempt=job.attempt, job_type=handlers.label(job.job_type), worker_id=job.worker_id or "?"
     ):
         log.warning(
             "reclaimed %s %s attempt %s from worker %s: its lease ran out; now %s",
-            JobType(job.job_type).label,
+            handlers.label(job.job_type),
             job.job_id,
             job.attempt,
             job.worker_id,
@@ -103,8 +104,8 @@ class Reaper:
         log.info(
             "reaper: every %.0f s, keeping DONE %s and DEAD %s",
             self.interval,
-            short_duration(self.done_retention.total_seconds()),
-            short_duration(self.dead_retention.total_seconds()),
+            _days(self.done_retention),
+            _days(self.dead_retention),
         )
         while not self._stop.is_set():
             try:
@@ -121,7 +122,8 @@ class Reaper:
         return 0
 
     def run_once(self) -> ReaperPass:
-        """One pass: reclaim every expired lease, then prune and purge in bounded batches."""
+        """One pass: reclaim every expired lease, prune old finished jobs, then run each maintenance unit, all in
+        bounded batches."""
         outcome = ReaperPass()
         for _ in range(MAX_BATCHES_PER_PASS):
             reaped = queue.reap(limit=self.batch_size)
@@ -141,22 +143,14 @@ class Reaper:
         metrics.REAPER_RECLAIMED.labels(JobStatus.DEAD.label).inc(outcome.dead)
         metrics.REAPER_PRUNED.labels(JobStatus.DONE.label).inc(outcome.pruned_done)
         metrics.REAPER_PRUNED.labels(JobStatus.DEAD.label).inc(outcome.pruned_dead)
-        outcome.purged_negative = self._drain(lambda: negative_cache.purge_expired(limit=self.batch_size))
-        outcome.abandoned_sessions = retention.end_abandoned_sessions(
-            older_than=timedelta(hours=settings.LPS_ABANDONED_SESSION_HOURS)
-        )
-        # Snapshots are files of the machine the reaper runs on (share LPS_SNAPSHOT_DIR between machines).
-        outcome.pruned_snapshots = self._drain(
-            lambda: retention.prune_snapshots(
-                Path(settings.LPS_SNAPSHOT_DIR),
-                older_than=timedelta(days=settings.LPS_SNAPSHOT_RETENTION_DAYS),
-                limit=self.batch_size,
-            )
-        )
+        for unit in maintenance.units():
+            count = self._drain(lambda unit=unit: unit.step(self.batch_size))
+            if count:
+                outcome.maintained[unit.name] = count
         return outcome
 
-    def _drain(self, step) -> int:
-        """Repeat a bounded delete until it comes up short (or the pass's budget or a stop ends it)."""
+    def _drain(self, step: Callable[[], int]) -> int:
+        """Repeat a bounded batch until it comes up short (or the pass's budget or a stop ends it)."""
         total = 0
         for _ in range(MAX_BATCHES_PER_PASS):
             deleted = step()

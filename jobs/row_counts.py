@@ -1,4 +1,4 @@
-"""Counting the rows of a list without counting a whole big table (admin lists and the operator API)."""
+"""Counting the rows of a list without counting a whole big table (admin lists and the apps' paged lists)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,27 @@ from __future__ import annotations
 from django.db import DatabaseError, IntegrityError, connections
 
 from jobs.exceptions import QueueUnavailable
+from jobs.models import ACTIVE_STATUSES, JobStatus
+
+# The status codes as the queue's SQL spells them: {PENDING}, {RUNNING}, {DONE}, {DEAD}, and the lists {ACTIVE}
+# (PENDING, RUNNING), {FINISHED} (DONE, DEAD) and {EVERY_STATUS}.
+STATUS_CODES = {
+    **{status.name: str(status.value) for status in JobStatus},
+    "ACTIVE": ", ".join(str(status.value) for status in ACTIVE_STATUSES),
+    "FINISHED": ", ".join(str(status.value) for status in (JobStatus.DONE, JobStatus.DEAD)),
+    "EVERY_STATUS": ", ".join(str(status.value) for status in JobStatus),
+}
+
+
+def with_status_codes(sql: str, **fragments: str) -> str:
+    """`sql` with its status placeholders (and the fixed `fragments`) filled in; called once per statement, at import.
+
+    What is filled in are constants of jobs.models and fixed SQL fragments, never a value a caller sends (those
+    are always named parameters). The codes stay literals in the statement's text on purpose: the planner matches a
+    partial index (job_pending_order_idx WHERE status = 1, job_dedupe_active_uq WHERE status IN (1, 2)) only
+    against literals it can see, and ON CONFLICT names the unique index by that same predicate.
+    """
+    return sql.format(**STATUS_CODES, **fragments)
 
 
 def run(sql: str, params: dict | None = None, *, using: str = "default") -> list[tuple]:
@@ -29,4 +50,4 @@ def execute(sql: str, params: dict | None = None, *, using: str = "default") -> 
             raise
         # A broken connection is dropped so that the next call opens a fresh one.
         connections[using].close_if_unusable_or_obsolete()
-        raise QueueUnavailable(f"QueueUnavailable: {exc}") from exc
+        raise QueueUnavailable(str(exc)) from exc

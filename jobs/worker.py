@@ -5,11 +5,15 @@ type, hands them to handler threads, records their outcomes, renews leases and e
 by waiting on one `threading.Event`, woken by a NOTIFY (seen by a listener thread on a dedicated
 connection), a handler finishing, a signal, or a timer (heartbeat, deadline, slow poll).
 
+Each registered job type gets a lane (jobs.handlers.register): its handler threads, up to its concurrency,
+and how many jobs may wait claimed ahead of them. A heavy type (a browser, minutes per job) is never claimed
+ahead, so no job waits in one worker while another is idle; a light type (an HTTP call) is claimed a few
+rounds ahead of its free threads.
+
 A durable commit costs more than the statements in it, so each turn of the loop is one commit: the outcomes
 of the finished jobs and the claim that refills their slots go in one statement (complete_and_claim) when
-nothing else is due. Light OUTBOX jobs are claimed a few rounds ahead of the free threads, and quick
-handlers leave the waking of the main thread to the one that empties the inbox, so a turn carries a whole
-batch; SEARCH jobs are never claimed ahead.
+nothing else is due. Quick handlers leave the waking of the main thread to the one that empties the inbox,
+so a turn of a light lane carries a whole batch.
 
 Handlers run in threads, each with Django's per-thread connection. A handler past its deadline has its
 attempt failed with `JobDeadlineExceeded`, its `context.cancelled` set and the same exception raised inside
@@ -45,7 +49,7 @@ from jobs import metrics as job_metrics
 from jobs.exceptions import InvalidJobResult, JobDeadlineExceeded, QueueUnavailable
 from jobs.handlers import JobContext, Registration
 from jobs.log_context import job_logging
-from jobs.models import JobStatus, JobType
+from jobs.models import JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +58,6 @@ ERROR_MAX_CHARS = 4000
 _ESCAPED_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 # A handler this quick, with claimed work still waiting, leaves its outcome for the batch (see _execute).
 QUICK_RUN_SECONDS = 0.005
-# OUTBOX jobs claimed ahead of the free handler threads, in multiples of the OUTBOX concurrency.
-OUTBOX_PREFETCH_ROUNDS = 4
 # The database is retried after this long at first, doubling up to the cap while it stays down.
 DB_RETRY_FIRST_SECONDS = 0.25
 DB_RETRY_CAP_SECONDS = 5.0
@@ -105,6 +107,9 @@ class _Outcome:
     job: queue.ClaimedJob
     result: dict | None = None
     error: str | None = None
+    """What last_error will say: "Kind: message"."""
+    error_kind: str | None = None
+    """The exception class name of a failure (last_error_kind)."""
     retryable: bool = True
     elapsed: float = 0.0
 
@@ -120,7 +125,7 @@ class _Lane:
     that the threads of a light job type never sit idle while the main thread talks to the database.
     """
 
-    def __init__(self, job_type: JobType, registration: Registration, concurrency: int, prefetch: int):
+    def __init__(self, job_type: int, registration: Registration, concurrency: int, prefetch: int):
         self.job_type = job_type
         self.registration = registration
         self.concurrency = concurrency
@@ -141,7 +146,8 @@ class _Lane:
 
 
 def format_error(exc: BaseException) -> str:
-    """`ExcClass: message`, truncated; messages that already start with the class name keep it once."""
+    """`ExcClass: message`, truncated; a message that already starts with its class name (some handlers'
+    messages still do) keeps it once."""
     name = type(exc).__name__
     message = str(exc).replace("\x00", "")  # PostgreSQL text cannot hold NUL
     text = message if message.startswith(f"{name}:") or message == name else f"{name}: {message}"
@@ -157,7 +163,9 @@ def _raise_in_thread(thread_ident: int, exc_type: type[BaseException] | None) ->
 
 def _job_logging(job: queue.ClaimedJob):
     """Tag this thread's log lines with `job` (see jobs/log_context.py)."""
-    return job_logging(job_id=job.job_id, attempt=job.attempt, job_type=job.job_type.label, worker_id=job.worker_id)
+    return job_logging(
+        job_id=job.job_id, attempt=job.attempt, job_type=handlers.label(job.job_type), worker_id=job.worker_id
+    )
 
 
 def _run_outcome(outcome: _Outcome, transition: queue.Transition) -> str:
@@ -166,15 +174,15 @@ def _run_outcome(outcome: _Outcome, transition: queue.Transition) -> str:
         return "lost"
     if transition.status is JobStatus.DONE:
         return "done"
-    if outcome.error is not None and outcome.error.startswith(JobDeadlineExceeded.__name__):
+    if outcome.error_kind == JobDeadlineExceeded.__name__:
         return "deadline"
     return "dead" if transition.status is JobStatus.DEAD else "retried"
 
 
 def _count_finished(job: queue.ClaimedJob, outcome: str, *, elapsed: float | None = None) -> None:
-    job_metrics.JOB_RUNS_FINISHED.labels(job.job_type.label, outcome).inc()
+    job_metrics.JOB_RUNS_FINISHED.labels(handlers.label(job.job_type), outcome).inc()
     if elapsed is not None:
-        job_metrics.JOB_RUN_SECONDS.labels(job.job_type.label).observe(elapsed)
+        job_metrics.JOB_RUN_SECONDS.labels(handlers.label(job.job_type)).observe(elapsed)
 
 
 class Worker:
@@ -182,10 +190,9 @@ class Worker:
 
     def __init__(
         self,
-        registry: Mapping[JobType, Registration] | None = None,
+        registry: Mapping[int, Registration] | None = None,
         *,
-        search_concurrency: int | None = None,
-        outbox_concurrency: int | None = None,
+        concurrency: Mapping[int, int] | None = None,
         lease_seconds: float | None = None,
         poll_interval: float | None = None,
         poll_only: bool | None = None,
@@ -193,34 +200,35 @@ class Worker:
         grace_seconds: float | None = None,
         shutdown_hooks: Iterable[Callable[[], None]] | None = None,
         worker_id: str | None = None,
-        prefetch: Mapping[JobType, int] | None = None,
+        prefetch: Mapping[int, int] | None = None,
     ):
         """Every option defaults from the LPS_* settings; `registry` from jobs.handlers.
 
-        `prefetch` is how many jobs of a type may wait, claimed, for a free handler thread (SEARCH 0,
-        OUTBOX OUTBOX_PREFETCH_ROUNDS × its concurrency).
+        `concurrency` overrides the handlers a job type runs at once (its registration's setting otherwise;
+        0 runs none of that type). `prefetch` overrides how many jobs of a type may wait, claimed, for a free
+        handler thread (its registration's prefetch_rounds × its concurrency otherwise).
         """
         registry = handlers.registered() if registry is None else dict(registry)
         concurrency = {
-            JobType.SEARCH: settings.LPS_SEARCH_CONCURRENCY if search_concurrency is None else search_concurrency,
-            JobType.OUTBOX: settings.LPS_OUTBOX_CONCURRENCY if outbox_concurrency is None else outbox_concurrency,
+            **{job_type: registration.concurrency for job_type, registration in registry.items()},
+            **(concurrency or {}),
         }
         for job_type, slots in concurrency.items():
             if slots < 0:
-                raise ValueError(f"{job_type.label} concurrency must be zero or more, not {slots}")
-        # Light OUTBOX jobs are claimed a few rounds ahead, so that each commit carries dozens of transitions
-        # when they are quick; a heavy SEARCH is never held back from other workers.
+                raise ValueError(f"{handlers.label(job_type)} concurrency must be zero or more, not {slots}")
         prefetch = {
-            JobType.SEARCH: 0,
-            JobType.OUTBOX: OUTBOX_PREFETCH_ROUNDS * concurrency[JobType.OUTBOX],
+            **{
+                job_type: registration.prefetch_rounds * concurrency[job_type]
+                for job_type, registration in registry.items()
+            },
             **(prefetch or {}),
         }
         if any(ahead < 0 for ahead in prefetch.values()):
             raise ValueError("prefetch must be zero or more")
         self.lanes = {
-            job_type: _Lane(job_type, registration, concurrency.get(job_type, 1), prefetch.get(job_type, 0))
+            job_type: _Lane(job_type, registration, concurrency[job_type], prefetch[job_type])
             for job_type, registration in registry.items()
-            if concurrency.get(job_type, 1) > 0
+            if concurrency[job_type] > 0
         }
         self.lease_seconds = float(settings.LPS_LEASE_SECONDS if lease_seconds is None else lease_seconds)
         self.poll_interval = float(settings.LPS_POLL_INTERVAL if poll_interval is None else poll_interval)
@@ -285,7 +293,7 @@ class Worker:
                     run.state = _State.RELEASED
                 run.context.cancelled.set()
                 with contextlib.suppress(QueueUnavailable):
-                    queue.release(run.job, "Released: the worker was stopped hard before the job finished")
+                    queue.release(run.job, "the worker was stopped hard before the job finished")
             self._record(self._unrecorded.copy())
         except Exception:
             log.exception("worker %s: hard exit could not hand back every job", self.worker_id)
@@ -301,7 +309,7 @@ class Worker:
             "worker %s: starting (%s; lease %.0f s, poll every %.1f s%s%s)",
             self.worker_id,
             ", ".join(
-                f"{lane.job_type.label}×{lane.concurrency}" + (f" +{lane.prefetch} ahead" if lane.prefetch else "")
+                f"{lane.registration.label}×{lane.concurrency}" + (f" +{lane.prefetch} ahead" if lane.prefetch else "")
                 for lane in self.lanes.values()
             )
             or "no handlers",
@@ -470,7 +478,7 @@ class Worker:
         """Start handler threads until the lane has one per held job, up to its concurrency."""
         while len(lane.threads) < min(lane.concurrency, lane.held):
             thread = threading.Thread(
-                target=self._handler_thread, args=(lane,), name=f"lps-{lane.job_type.label.lower()}", daemon=True
+                target=self._handler_thread, args=(lane,), name=f"lps-{lane.registration.label.lower()}", daemon=True
             )
             lane.threads.add(thread)
             thread.start()
@@ -523,12 +531,12 @@ class Worker:
             self._wake.set()  # the main thread must watch this deadline sooner than it planned to wake
         elif not self._finished.empty() and self.lanes[job.job_type].inbox.empty():
             self._wake.set()  # quick outcomes left for the batch must not wait behind this run
-        log.info("start %s %s attempt %d/%d", job.job_type.label, job.job_id, job.attempt, job.max_attempts)
-        job_metrics.JOB_RUNS_STARTED.labels(job.job_type.label).inc()
+        log.info("start %s %s attempt %d/%d", handlers.label(job.job_type), job.job_id, job.attempt, job.max_attempts)
+        job_metrics.JOB_RUNS_STARTED.labels(handlers.label(job.job_type)).inc()
         if job.attempt == 1:
-            # Wall clock against the database's created_at: clocks apart by a little must not make it negative.
+            # Wall clock against the database's created_at: clocks apart by a little must not take it below zero.
             waited = max(0.0, time.time() - job.created_at.timestamp())
-            job_metrics.JOB_QUEUE_WAIT_SECONDS.labels(job.job_type.label).observe(waited)
+            job_metrics.JOB_QUEUE_WAIT_SECONDS.labels(handlers.label(job.job_type)).observe(waited)
         close_old_connections()
         try:
             result = run.registration.handler(job, run.context)
@@ -542,7 +550,9 @@ class Worker:
                 raise InvalidJobResult("the handler's result holds a NUL character, which jsonb refuses")
             outcome = _Outcome(job, result=result)
         except Exception as exc:
-            outcome = _Outcome(job, error=format_error(exc), retryable=getattr(exc, "retryable", True))
+            outcome = _Outcome(
+                job, error=format_error(exc), error_kind=type(exc).__name__, retryable=getattr(exc, "retryable", True)
+            )
         outcome.elapsed = time.monotonic() - run.started
         with run.lock:
             if run.state is _State.RUNNING:
@@ -573,7 +583,7 @@ class Worker:
                 with _job_logging(run.job):
                     log.warning(
                         "lost %s %s attempt %d: the lease was taken back; its outcome is dropped",
-                        run.job.job_type.label,
+                        run.registration.label,
                         run.job.job_id,
                         run.job.attempt,
                     )
@@ -603,7 +613,7 @@ class Worker:
             with _job_logging(run.job):
                 log.warning(
                     "deadline %s %s attempt %d: stopped after %.0f s",
-                    run.job.job_type.label,
+                    run.registration.label,
                     run.job.job_id,
                     run.job.attempt,
                     deadline,
@@ -612,8 +622,9 @@ class Worker:
                 self._unrecorded.append(
                     _Outcome(
                         run.job,
-                        error=f"JobDeadlineExceeded: the {run.job.job_type.label} handler ran past its "
+                        error=f"{JobDeadlineExceeded.__name__}: the {run.registration.label} handler ran past its "
                         f"{deadline:g} s deadline and was stopped",
+                        error_kind=JobDeadlineExceeded.__name__,
                         retryable=JobDeadlineExceeded.retryable,
                         elapsed=now - (run.started or now),
                     )
@@ -648,7 +659,7 @@ class Worker:
                 with _job_logging(job):
                     log.warning(
                         "lost %s %s attempt %d before its outcome was written",
-                        job.job_type.label,
+                        handlers.label(job.job_type),
                         job.job_id,
                         job.attempt,
                     )
@@ -671,7 +682,10 @@ class Worker:
             written += zip(successes, transitions, strict=True)
         for outcome in outcomes:
             if not outcome.succeeded:
-                written.append((outcome, queue.fail(outcome.job, outcome.error, retryable=outcome.retryable)))
+                transition = queue.fail(
+                    outcome.job, outcome.error, kind=outcome.error_kind, retryable=outcome.retryable
+                )
+                written.append((outcome, transition))
         return written
 
     def _written(self, written: list[tuple[_Outcome, queue.Transition]]) -> None:
@@ -688,7 +702,7 @@ class Worker:
     @staticmethod
     def _log_transition(outcome: _Outcome, transition: queue.Transition) -> None:
         job = outcome.job
-        label, elapsed_ms = job.job_type.label, outcome.elapsed * 1000
+        label, elapsed_ms = handlers.label(job.job_type), outcome.elapsed * 1000
         if isinstance(transition, queue.Lost):
             log.warning(
                 "lost %s %s attempt %d: the lease was gone, outcome not written", label, job.job_id, job.attempt
@@ -753,12 +767,12 @@ class Worker:
                 transition = queue.release(run.job)
             except QueueUnavailable as exc:
                 log.warning(
-                    "release %s %s failed (%s); the reaper will reclaim it", run.job.job_type.label, run.job.job_id, exc
+                    "release %s %s failed (%s); the reaper will reclaim it", run.registration.label, run.job.job_id, exc
                 )
                 return
             log.info(
                 "released %s %s attempt %d (%s)",
-                run.job.job_type.label,
+                run.registration.label,
                 run.job.job_id,
                 run.job.attempt,
                 "back to PENDING" if isinstance(transition, queue.Moved) else "no longer held",
@@ -807,7 +821,7 @@ class Worker:
     def _want(self, payload: str | None) -> None:
         """Ask the main loop to claim for the job type named by a notification (all types for None)."""
         try:
-            job_type = JobType(int(payload)) if payload else None
+            job_type = int(payload) if payload else None
         except ValueError:
             job_type = None
         for lane in self.lanes.values():

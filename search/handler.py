@@ -16,7 +16,7 @@ from django.db import transaction
 from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
-from jobs.models import JobType
+from lps_site.job_types import JobType
 from search import metrics, pipeline
 from search.crawler import Crawler
 from search.judge import judge_listings

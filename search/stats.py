@@ -9,9 +9,10 @@ from django.db.models import Count, Min
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
-from jobs.models import JobStatus, JobType
+from jobs.models import JobStatus
 from jobs.statements import run
 from lps_site.db_router import observing
+from lps_site.job_types import JobType
 from search.models import BotEvent, IpSession, SessionEndReason
 
 HISTOGRAM_EDGES = (1, 5, 10, 20, 50, 100, 200, 500)

@@ -11,7 +11,8 @@ from pathlib import Path
 from django.utils import timezone
 
 from jobs import queue
-from jobs.models import Job, JobType
+from jobs.models import Job
+from lps_site.job_types import JobType
 from negative_cache import cache
 from search.models import BotEvent, IpSession, PriceSnapshot, Product, SessionEndReason
 

@@ -12,7 +12,8 @@ from django.urls import reverse
 
 from jobs import queue
 from jobs.admin_lists import EstimatedCountPaginator
-from jobs.models import Job, JobType
+from jobs.models import Job
+from lps_site.job_types import JobType
 from tests.admin import rows
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from api import keys
 from jobs import queue
-from jobs.models import Job, JobType
+from jobs.models import Job
+from lps_site.job_types import JobType
 from search.models import Product
 from tests.admin.test_jobs_admin import CHANGELIST, listed_ids
 

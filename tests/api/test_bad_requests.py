@@ -10,7 +10,8 @@ import pytest
 
 from api.codes import ResultCode
 from jobs import queue
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
+from lps_site.job_types import JobType
 from tests.api.conftest import products
 
 pytestmark = [pytest.mark.django_db]

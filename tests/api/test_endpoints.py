@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from api.codes import ResultCode
 from jobs import queue
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
+from lps_site.job_types import JobType
 from search.models import BotEvent, IpSession, PriceSnapshot, Product, SessionEndReason
 from tests.api.conftest import products
 

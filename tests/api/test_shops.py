@@ -12,7 +12,8 @@ from django.test import Client
 from api import keys
 from api.codes import ResultCode
 from jobs import queue
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
+from lps_site.job_types import JobType
 from tests.api.conftest import Caller
 
 pytestmark = [pytest.mark.django_db]

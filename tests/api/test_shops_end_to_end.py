@@ -12,8 +12,9 @@ import pytest
 
 from api import keys
 from jobs import handlers
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.worker import Worker
+from lps_site.job_types import JobType
 from search import handler
 from search.models import Product
 from tests.api.conftest import Caller
@@ -47,8 +48,7 @@ def marketplace(fake_coupang, settings):
 def run_worker() -> None:
     worker = Worker(
         {JobType.SEARCH: handlers.get(JobType.SEARCH), JobType.OUTBOX: handlers.get(JobType.OUTBOX)},
-        search_concurrency=2,
-        outbox_concurrency=2,
+        concurrency={JobType.SEARCH: 2, JobType.OUTBOX: 2},
         burst=True,
         poll_only=True,
         poll_interval=0.2,

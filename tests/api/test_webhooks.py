@@ -14,8 +14,9 @@ from django.db.models.functions import Now
 
 from api.codes import ResultCode
 from jobs import handlers, queue
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.worker import Worker
+from lps_site.job_types import JobType
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -73,7 +74,7 @@ def run_outbox_worker(outbox_job_id: uuid.UUID, *, passes: int) -> Job:
             burst=True,
             poll_only=True,
             poll_interval=0.2,
-            outbox_concurrency=1,
+            concurrency={JobType.OUTBOX: 1},
             shutdown_hooks=[],
             grace_seconds=5,
         )

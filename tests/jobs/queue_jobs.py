@@ -7,7 +7,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from jobs import queue
-from jobs.models import Job, JobType
+from jobs.models import Job
+from lps_site.job_types import JobType
 
 
 def new(payload: dict | None = None, *, job_type: JobType = JobType.OUTBOX, **options) -> queue.NewJob:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from jobs import handlers
 from jobs.exceptions import JobDeadlineExceeded, JobsError
 from jobs.handlers import JobContext, Registration
-from jobs.models import JobType
 from jobs.queue import ClaimedJob
+from lps_site.job_types import JobType
 
 
 class ScriptedFailure(JobsError):
@@ -113,10 +115,15 @@ def scripted_handler(record_path: Path):
     return handle
 
 
+def scripted_registration(job_type: JobType, handler) -> Registration:
+    """`job_type`'s registration (its label, deadline and lane) with `handler` in place of its own."""
+    return replace(handlers.get(job_type), handler=handler)
+
+
 def scripted_registry(record_path: Path) -> dict[JobType, Registration]:
     """Both job types run the scripted handler, under their usual deadline settings."""
     handler = scripted_handler(record_path)
     return {
-        JobType.SEARCH: Registration(JobType.SEARCH, handler, "LPS_SEARCH_DEADLINE_SECONDS"),
-        JobType.OUTBOX: Registration(JobType.OUTBOX, handler, "LPS_OUTBOX_DEADLINE_SECONDS"),
+        JobType.SEARCH: scripted_registration(JobType.SEARCH, handler),
+        JobType.OUTBOX: scripted_registration(JobType.OUTBOX, handler),
     }

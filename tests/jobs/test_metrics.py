@@ -17,7 +17,8 @@ from pythonjsonlogger.json import JsonFormatter
 from jobs import queue, queue_reads
 from jobs.log_context import JobContextFilter, PlainFormatter, job_logging
 from jobs.metrics import QueueCollector
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
+from lps_site.job_types import JobType
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -148,7 +149,7 @@ def test_a_worker_counts_each_run_where_it_happens_by_type_and_outcome(threaded_
     enqueue({"permanent": True})
     enqueue({"spin": 30}, max_attempts=1)
 
-    assert threaded_worker(burst=True, outbox_concurrency=2).join() == 0
+    assert threaded_worker(burst=True, concurrency={JobType.OUTBOX: 2}).join() == 0
 
     started, done, retried, dead, deadline, durations, waits, searches = moved.moved()
     assert (started, done, retried, dead, deadline) == (5, 2, 1, 1, 1)

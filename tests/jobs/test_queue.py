@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from jobs import queue
 from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
+from lps_site.job_types import JobType
 from tests.addresses import database_url
 from tests.jobs.queue_jobs import claim_one, expire_lease, new
 
@@ -363,6 +364,22 @@ def test_renew_leases_extends_only_the_attempts_the_worker_still_holds():
     assert still_held == {kept.job_id}
     renewed = row(kept.job_id)
     assert renewed.lease_until > timezone.now() + timedelta(seconds=250)
+
+
+def test_every_transition_that_writes_last_error_records_its_kind_beside_the_text():
+    queue.enqueue_many([new(), new(), new()])
+    failed, released, reaped = queue.claim("w1", limit=3)
+
+    queue.fail(failed, "ScriptedFailure: boom", kind="ScriptedFailure")
+    queue.release(released)
+    expire_lease(reaped.job_id)
+    queue.reap()
+
+    kinds = {job.job_id: (job.last_error_kind, job.last_error) for job in Job.objects.all()}
+    assert kinds[failed.job_id] == ("ScriptedFailure", "ScriptedFailure: boom")
+    assert kinds[released.job_id] == ("Released", "Released: the worker shut down before the job finished")
+    assert kinds[reaped.job_id][0] == "LeaseExpired"
+    assert kinds[reaped.job_id][1].startswith("LeaseExpired: reclaimed from worker w1")
 
 
 def test_renew_leases_of_nothing_asks_nothing():

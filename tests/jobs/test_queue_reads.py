@@ -16,7 +16,7 @@ def test_counts_and_the_snapshot_add_up_the_states():
     queue.enqueue_many([new() for _ in range(4)])
     first, second, third = queue.claim("w1", limit=3)
     queue.complete(first, {})
-    queue.fail(second, "JobDeadlineExceeded: stopped", retryable=False)
+    queue.fail(second, "JobDeadlineExceeded: stopped", kind="JobDeadlineExceeded", retryable=False)
 
     assert queue_reads.counts() == {"PENDING": 1, "RUNNING": 1, "DONE": 1, "DEAD": 1}
     snapshot = queue_reads.snapshot()

@@ -17,8 +17,9 @@ from django.db import connections
 from django.utils import timezone
 
 from jobs import queue, queue_reads
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.reaper import Reaper, ReaperPass
+from lps_site.job_types import JobType
 from negative_cache import cache as negative_cache
 from negative_cache.models import NegativeCacheEntry
 from search.models import IpSession, SessionEndReason
@@ -60,7 +61,9 @@ def test_one_pass_reclaims_expired_leases_and_prunes_by_retention_and_purges_the
 
     outcome = Reaper(interval=60, batch_size=3).run_once()
 
-    assert outcome == ReaperPass(requeued=3, dead=1, pruned_done=4, pruned_dead=2, purged_negative=1)
+    assert outcome == ReaperPass(
+        requeued=3, dead=1, pruned_done=4, pruned_dead=2, maintained={"purge expired negative-cache rows": 1}
+    )
     assert queue_reads.counts() == {"PENDING": 3, "RUNNING": 0, "DONE": 2, "DEAD": 2}
     assert list(NegativeCacheEntry.objects.values_list("key", flat=True)) == ["code:FRESH"]
 
@@ -174,7 +177,10 @@ def test_a_pass_ends_ip_sessions_a_dead_worker_left_open_and_deletes_old_snapsho
 
     outcome = Reaper(interval=60).run_once()
 
-    assert (outcome.abandoned_sessions, outcome.pruned_snapshots) == (1, 1)
+    assert (outcome.maintained["end abandoned IP sessions"], outcome.maintained["delete old failure snapshots"]) == (
+        1,
+        1,
+    )
     abandoned.refresh_from_db()
     in_use.refresh_from_db()
     assert (abandoned.end_reason, abandoned.ended_at is not None) == (SessionEndReason.ERROR, True)

@@ -11,11 +11,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from jobs import queue
-from jobs.handlers import Registration
-from jobs.models import Job, JobStatus, JobType, Priority
+from jobs.models import Job, JobStatus, Priority
 from jobs.worker import Worker
+from lps_site.job_types import JobType
 from tests.jobs.conftest import wait_until
-from tests.jobs.scripted import read_records, scripted_handler, starts_by_job
+from tests.jobs.scripted import read_records, scripted_handler, scripted_registration, starts_by_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,7 +126,7 @@ def test_a_pure_python_handler_past_its_deadline_is_stopped_and_the_attempt_fail
     quick = enqueue({})
 
     started = time.monotonic()
-    threaded_worker(burst=True, outbox_concurrency=1).join()
+    threaded_worker(burst=True, concurrency={JobType.OUTBOX: 1}).join()
 
     assert time.monotonic() - started < 5
     dead = Job.objects.get(job_id=job.job_id)
@@ -146,7 +146,7 @@ def test_a_deadline_is_kept_for_a_job_that_starts_while_the_worker_sleeps_on_a_l
     stuck = enqueue({"spin": 30}, max_attempts=1)
 
     started = time.monotonic()
-    threaded_worker(burst=True, outbox_concurrency=1, prefetch={JobType.OUTBOX: 2}, lease_seconds=60).join()
+    threaded_worker(burst=True, concurrency={JobType.OUTBOX: 1}, prefetch={JobType.OUTBOX: 2}, lease_seconds=60).join()
 
     assert time.monotonic() - started < 5  # not the 20 s heartbeat nor the 60 s poll
     assert Job.objects.get(job_id=stuck.job_id).last_error.startswith("JobDeadlineExceeded")
@@ -239,7 +239,7 @@ def test_each_job_type_runs_at_most_its_own_concurrency(threaded_worker, record_
     for _ in range(4):
         enqueue({"sleep": 0.4}, job_type=JobType.OUTBOX)
 
-    threaded_worker(burst=True, search_concurrency=1, outbox_concurrency=4).join()
+    threaded_worker(burst=True, concurrency={JobType.SEARCH: 1, JobType.OUTBOX: 4}).join()
 
     spans = {}
     for line in read_records(record_path):
@@ -264,7 +264,7 @@ def test_jobs_claimed_ahead_wait_for_a_free_handler_and_never_raise_the_concurre
     for _ in range(6):
         enqueue({"sleep": 0.3})
 
-    threaded_worker(burst=True, outbox_concurrency=2, prefetch={JobType.OUTBOX: 4}).join()
+    threaded_worker(burst=True, concurrency={JobType.OUTBOX: 2}, prefetch={JobType.OUTBOX: 4}).join()
 
     times: dict[str, list[float]] = {}
     for line in read_records(record_path):
@@ -276,7 +276,7 @@ def test_jobs_claimed_ahead_wait_for_a_free_handler_and_never_raise_the_concurre
 def test_quick_jobs_are_recorded_together_without_waiting_for_a_slow_one_beside_them(threaded_worker):
     slow = enqueue({"sleep": 3}, priority=Priority.HIGH)
     quick = [enqueue({}) for _ in range(3)]
-    threaded_worker(outbox_concurrency=2, prefetch={JobType.OUTBOX: 2})
+    threaded_worker(concurrency={JobType.OUTBOX: 2}, prefetch={JobType.OUTBOX: 2})
 
     wait_until(
         lambda: all(status_of(job.job_id) == JobStatus.DONE for job in quick),
@@ -291,7 +291,7 @@ def test_a_deadline_counts_from_the_handler_start_not_from_the_claim(threaded_wo
     settings.LPS_OUTBOX_DEADLINE_SECONDS = 1.0
     jobs = [enqueue({"sleep": 0.6}) for _ in range(2)]
 
-    threaded_worker(burst=True, outbox_concurrency=1, prefetch={JobType.OUTBOX: 1}).join()
+    threaded_worker(burst=True, concurrency={JobType.OUTBOX: 1}, prefetch={JobType.OUTBOX: 1}).join()
 
     # The second waited 0.6 s for the only handler thread, then ran 0.6 s of its own 1 s.
     assert [status_of(job.job_id) for job in jobs] == [JobStatus.DONE, JobStatus.DONE]
@@ -299,7 +299,7 @@ def test_a_deadline_counts_from_the_handler_start_not_from_the_claim(threaded_wo
 
 def test_a_stop_hands_back_at_once_the_jobs_claimed_ahead_that_never_started(threaded_worker, record_path):
     first, second = enqueue({"sleep": 1.0}), enqueue({"sleep": 1.0})
-    runner = threaded_worker(outbox_concurrency=1, prefetch={JobType.OUTBOX: 1})
+    runner = threaded_worker(concurrency={JobType.OUTBOX: 1}, prefetch={JobType.OUTBOX: 1})
     wait_until(
         lambda: Job.objects.filter(status=JobStatus.RUNNING).count() == 2, timeout=5, message="both jobs claimed"
     )
@@ -320,7 +320,7 @@ def test_a_worker_with_no_slots_for_a_job_type_leaves_its_jobs_alone(threaded_wo
     search = enqueue({}, job_type=JobType.SEARCH)
     outbox = enqueue({})
 
-    threaded_worker(burst=True, search_concurrency=0).join()
+    threaded_worker(burst=True, concurrency={JobType.SEARCH: 0}).join()
 
     assert status_of(search.job_id) == JobStatus.PENDING
     assert status_of(outbox.job_id) == JobStatus.DONE
@@ -362,9 +362,7 @@ def test_shutdown_hooks_run_once_when_the_worker_stops(threaded_worker):
 def test_a_handler_registry_is_passed_in_and_only_its_job_types_are_claimed(threaded_worker, record_path):
     search = enqueue({}, job_type=JobType.SEARCH)
     outbox = enqueue({})
-    only_outbox = {
-        JobType.OUTBOX: Registration(JobType.OUTBOX, scripted_handler(record_path), "LPS_OUTBOX_DEADLINE_SECONDS")
-    }
+    only_outbox = {JobType.OUTBOX: scripted_registration(JobType.OUTBOX, scripted_handler(record_path))}
 
     threaded_worker(registry=only_outbox, burst=True).join()
 
@@ -374,6 +372,6 @@ def test_a_handler_registry_is_passed_in_and_only_its_job_types_are_claimed(thre
 
 def test_negative_concurrency_or_prefetch_is_refused():
     with pytest.raises(ValueError, match="concurrency"):
-        Worker({}, search_concurrency=-1)
+        Worker({}, concurrency={JobType.SEARCH: -1})
     with pytest.raises(ValueError, match="prefetch"):
         Worker({}, prefetch={JobType.OUTBOX: -1})

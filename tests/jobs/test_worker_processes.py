@@ -8,8 +8,9 @@ import time
 import pytest
 
 from jobs import queue
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.reaper import Reaper
+from lps_site.job_types import JobType
 from tests.jobs.conftest import wait_until
 from tests.jobs.scripted import read_records, starts_by_job
 

@@ -45,8 +45,8 @@ def main(argv: list[str]) -> int:
     django.setup()
 
     from jobs import queue, queue_reads
-    from jobs.models import JobType
     from jobs.worker import Worker
+    from lps_site.job_types import JobType
     from tests.jobs.scripted import scripted_registry
 
     if args.command == "enqueue":
@@ -61,8 +61,7 @@ def main(argv: list[str]) -> int:
 
     worker = Worker(
         scripted_registry(args.record),
-        search_concurrency=args.search_concurrency,
-        outbox_concurrency=args.outbox_concurrency,
+        concurrency={JobType.SEARCH: args.search_concurrency, JobType.OUTBOX: args.outbox_concurrency},
         lease_seconds=args.lease,
         poll_interval=args.poll_interval,
         poll_only=args.poll_only,

@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from api import keys
 from api.codes import ResultCode
 from jobs import queue
-from jobs.models import JobType
+from lps_site.job_types import JobType
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,8 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
 from api import keys
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
+from lps_site.job_types import JobType
 from tests.addresses import database_url, free_port
 from tests.jobs.conftest import wait_until
 

@@ -14,8 +14,9 @@ from django.utils import timezone
 from jobs import handlers, queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.worker import Worker
+from lps_site.job_types import JobType
 from search import handler
 from search.exceptions import InvalidProduct
 from search.listings import ProductQuery
@@ -218,7 +219,7 @@ def test_a_search_job_runs_through_the_real_queue_and_worker(worker_browser):
     # Only the SEARCH lane: the OUTBOX job it enqueues is checked, not delivered.
     worker = Worker(
         {JobType.SEARCH: handlers.get(JobType.SEARCH)},
-        search_concurrency=2,
+        concurrency={JobType.SEARCH: 2},
         burst=True,
         poll_only=True,
         shutdown_hooks=[],

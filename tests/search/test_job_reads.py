@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from jobs import queue, queue_reads
-from jobs.models import JobStatus, JobType
+from jobs.models import JobStatus
+from lps_site.job_types import JobType
 from search import stats
 from search.job_lookups import matching_product
 from tests.jobs.queue_jobs import claim_one, new

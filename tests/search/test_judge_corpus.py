@@ -12,8 +12,9 @@ from django.core.management import call_command
 
 from api import keys
 from jobs import handlers
-from jobs.models import Job, JobStatus, JobType
+from jobs.models import Job, JobStatus
 from jobs.worker import Worker
+from lps_site.job_types import JobType
 from search import handler
 from search.crawler import Crawler
 from search.handler import run_pipeline
@@ -138,7 +139,7 @@ def test_the_api_reports_the_lowest_genuine_price_of_a_corpus_page_after_a_worke
     job_id = submitted.json()["jobs"][0]["job_id"]
     worker = Worker(
         {JobType.SEARCH: handlers.get(JobType.SEARCH)},
-        search_concurrency=1,
+        concurrency={JobType.SEARCH: 1},
         burst=True,
         poll_only=True,
         shutdown_hooks=[],

@@ -1,5 +1,5 @@
-"""`manage.py runreaper [--once] [--metrics-port N]`: reclaim expired leases, prune old jobs, purge the negative
-cache."""
+"""`manage.py runreaper [--once] [--metrics-port N]`: reclaim expired leases, prune old jobs, run the apps'
+maintenance units."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
             try:
                 self.stdout.write(str(reaper.run_once()))
             except QueueUnavailable as exc:
-                raise CommandError(str(exc)) from exc
+                raise CommandError(f"{type(exc).__name__}: {exc}") from exc
             return
         serve_metrics(metrics_port, options["metrics_bind"])
         reaper.install_signal_handlers()
