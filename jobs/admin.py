@@ -20,7 +20,7 @@ from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
 from jobs.job_report import bot_events_during, job_report, queue_wait, short_duration, usd, won
 from jobs.models import Job, JobStatus
-from jobs.operator import RequeueOutcome, RequeueVerdict, requeue_jobs
+from jobs.requeue_actions import RequeueOutcome, RequeueVerdict, requeue_jobs
 from search.admin import snapshot_url
 from search.job_lookups import matching_product
 from search.models import Product
