@@ -18,9 +18,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db import DatabaseError
 
+from console.formatting import short_duration
 from jobs import metrics, queue
 from jobs.exceptions import QueueUnavailable
-from jobs.job_report import short_duration
 from jobs.log_context import job_logging
 from jobs.models import JobStatus, JobType
 from negative_cache import cache as negative_cache
