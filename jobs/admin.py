@@ -84,12 +84,6 @@ def _owner_name(owner_id: int | None) -> str | None:
     return owners.names([owner_id]).get(owner_id)
 
 
-def django_duration(seconds: float) -> str:
-    """Say a span of seconds in Django's words ("3 hours, 5 minutes")."""
-    now = timezone.now()
-    return timesince(now - timedelta(seconds=seconds), now)
-
-
 def queue_wait(job: Job, say_duration: Callable[[float], str]) -> str:
     """How long the job waited from enqueue to its first start, as the job page says it (the row keeps only the
     last attempt's start, so after a retry the first start is no longer known)."""
@@ -127,8 +121,9 @@ class JobAdmin(ObservedReadOnlyAdmin):
     change_form_template = "admin/jobs/job/job_page.html"
 
     def say_duration(self, seconds: float) -> str:
-        """An age or a wait as the list and the job page say it; a subclass may say it shorter."""
-        return django_duration(seconds)
+        """An age or a wait as the list and the job page say it: in Django's words ("3 hours, 5 minutes")."""
+        now = timezone.now()
+        return timesince(now - timedelta(seconds=seconds), now)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(error_head=Left("last_error", ERROR_HEAD_CHARS))
