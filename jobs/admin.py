@@ -1,35 +1,32 @@
-"""The job admin: a read-only list and page of jobs, and the requeue of DEAD jobs through jobs/queue.py."""
+"""The job admin: a read-only list and page of jobs of any type, and the requeue of DEAD jobs through the queue.
+
+It knows no job type's payload or result: an app that does extends JobAdmin (columns, filters, search, the
+job page) by registering a subclass in its own admin module.
+"""
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import Callable
+from datetime import timedelta
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.db.models.fields.json import KT
 from django.db.models.functions import Left
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.timesince import timesince
 
-from jobs import owners
+from jobs import handlers, owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
-from jobs.job_report import bot_events_during, job_report, queue_wait, short_duration, usd, won
 from jobs.models import Job, JobStatus
-from jobs.operator import RequeueOutcome, RequeueVerdict, requeue_jobs
-from search.admin import snapshot_url
-from search.job_lookups import matching_product
-from search.models import Product
-
-admin.site.site_header = "LPS operations"
-admin.site.site_title = "LPS admin"
-admin.site.index_title = "Operations"
-# The job list is wide (eleven columns and the filters); the index and the breadcrumbs already lead everywhere.
-admin.site.enable_nav_sidebar = False
+from jobs.requeue_actions import RequeueOutcome, RequeueVerdict, requeue_jobs
 
 # One action handles at most this many jobs, so that "select all" on a big list cannot hold the page for minutes.
 MAX_REQUEUE_PER_ACTION = 1000
@@ -38,29 +35,23 @@ NAMED_JOBS_PER_MESSAGE = 20
 ERROR_HEAD_CHARS = 300
 
 
-class OutcomeFilter(admin.SimpleListFilter):
-    """The search outcome (result->>'outcome', served by the job_outcome_created_idx expression index)."""
+class JobTypeFilter(admin.SimpleListFilter):
+    """The job type, offered as the handler registry names the registered types."""
 
-    title = "outcome"
-    parameter_name = "outcome"
+    title = "job type"
+    # The name Django's own field filter used, so that bookmarked and linked list URLs keep working.
+    parameter_name = "job_type__exact"
 
     def lookups(self, request, model_admin):
-        return [
-            ("found", "found"),
-            ("not_found", "not found"),
-            ("cached", "not found (negative cache)"),
-            ("none", "no result yet"),
-        ]
+        return [(str(job_type), handlers.label(job_type)) for job_type in sorted(handlers.registered())]
 
     def queryset(self, request, queryset):
         value = self.value()
-        if value in ("found", "not_found"):
-            return queryset.filter(outcome_text=value)
-        if value == "cached":
-            return queryset.filter(outcome_text="not_found", result__cached=True)
-        if value == "none":
-            return queryset.filter(result__isnull=True)
-        return queryset
+        if value is None:
+            return queryset
+        if not value.isdigit():
+            raise IncorrectLookupParameters(f"job type must be a number, not {value!r}")
+        return queryset.filter(job_type=int(value))
 
 
 class OwnerFilter(admin.SimpleListFilter):
@@ -85,8 +76,24 @@ class OwnerFilter(admin.SimpleListFilter):
         return queryset.filter(owner_id=int(value))
 
 
+CREATED_FILTER = recent_filter("created_at", "created")
+CHANGED_FILTER = recent_filter("updated_at", "last change", index_prefix=Q(status__in=JobStatus.values))
+
+
 def _owner_name(owner_id: int | None) -> str | None:
     return owners.names([owner_id]).get(owner_id)
+
+
+def queue_wait(job: Job, say_duration: Callable[[float], str]) -> str:
+    """How long the job waited from enqueue to its first start, as the job page says it (the row keeps only the
+    last attempt's start, so after a retry the first start is no longer known)."""
+    if job.run_started_at is None or job.attempts == 0:
+        return "not started yet"
+    waited = max(0.0, (job.run_started_at - job.created_at).total_seconds())
+    said = f"{waited:.1f}s" if waited < 60 else say_duration(waited)
+    if job.attempts == 1:
+        return said
+    return f"not kept after a retry (attempt {job.attempts} started {said} after enqueue)"
 
 
 class JobChangeList(ChangeList):
@@ -104,48 +111,25 @@ class JobChangeList(ChangeList):
 
 @admin.register(Job)
 class JobAdmin(ObservedReadOnlyAdmin):
-    list_display = ["short_id", "state", "job_kind", "owner", "product_code", "product_name", "outcome",
-                    "lowest_price", "cost", "tries", "error", "age"]  # fmt: skip
+    list_display = ["short_id", "state", "job_kind", "owner", "tries", "error", "age"]
     list_display_links = ["short_id"]
-    list_filter = [
-        "status",
-        "job_type",
-        OwnerFilter,
-        OutcomeFilter,
-        recent_filter("created_at", "created"),
-        recent_filter("updated_at", "last change", index_prefix=Q(status__in=JobStatus.values)),
-    ]
+    list_filter = ["status", JobTypeFilter, OwnerFilter, CREATED_FILTER, CHANGED_FILTER]
     # Only the columns an index can order; sorting a million rows by a JSON value is not a page view.
     sortable_by = ["age"]
     ordering = ["-created_at"]
-    search_fields = ["payload__product_code"]
-    search_help_text = "Product code (exact) or part of the product name."
     actions = ["requeue_selected"]
     change_form_template = "admin/jobs/job/job_page.html"
 
+    def say_duration(self, seconds: float) -> str:
+        """An age or a wait as the list and the job page say it: in Django's words ("3 hours, 5 minutes")."""
+        now = timezone.now()
+        return timesince(now - timedelta(seconds=seconds), now)
+
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                product_code_text=KT("payload__product_code"),
-                product_name_text=KT("payload__product_name"),
-                outcome_text=KT("result__outcome"),
-                cached_text=KT("result__cached"),
-                lowest_price_text=KT("result__lowest__price"),
-                cost_text=KT("result__metrics__cost__total_usd"),
-                error_head=Left("last_error", ERROR_HEAD_CHARS),
-            )
-        )
+        return super().get_queryset(request).annotate(error_head=Left("last_error", ERROR_HEAD_CHARS))
 
     def get_changelist(self, request, **kwargs):
         return JobChangeList
-
-    def get_search_results(self, request, queryset, search_term):
-        term = search_term.strip()
-        if not term:
-            return queryset, False
-        return queryset.filter(matching_product(term)), False
 
     # --- columns ---------------------------------------------------------------------------------------------
 
@@ -160,44 +144,13 @@ class JobAdmin(ObservedReadOnlyAdmin):
 
     @admin.display(description="type")
     def job_kind(self, job):
-        return job.get_job_type_display()
+        return handlers.label(job.job_type)
 
     @admin.display(description="client")
     def owner(self, job):
         if job.owner_id is None:
             return ""
         return getattr(job, "owner_name", None) or f"#{job.owner_id}"
-
-    @admin.display(description="product code")
-    def product_code(self, job):
-        return job.product_code_text or ""
-
-    @admin.display(description="product name")
-    def product_name(self, job):
-        name = job.product_name_text or ""
-        if len(name) <= 30:
-            return name
-        return format_html('<span title="{}">{}…</span>', name, name[:30])
-
-    @admin.display(description="outcome")
-    def outcome(self, job):
-        if not job.outcome_text:
-            return ""
-        label = job.outcome_text.replace("_", " ") + (" (cached)" if job.cached_text == "true" else "")
-        return format_html('<span class="lps-outcome-{}">{}</span>', job.outcome_text, label)
-
-    @admin.display(description="lowest price")
-    def lowest_price(self, job):
-        if job.lowest_price_text is None:
-            return ""
-        try:
-            return won(int(job.lowest_price_text))
-        except ValueError:
-            return job.lowest_price_text
-
-    @admin.display(description="cost")
-    def cost(self, job):
-        return usd(job.cost_text)
 
     @admin.display(description="tries")
     def tries(self, job):
@@ -213,32 +166,29 @@ class JobAdmin(ObservedReadOnlyAdmin):
 
     @admin.display(description="age", ordering="created_at")
     def age(self, job):
-        return short_duration((timezone.now() - job.created_at).total_seconds())
+        return self.say_duration((timezone.now() - job.created_at).total_seconds())
 
     # --- the job page ----------------------------------------------------------------------------------------
 
+    def job_page_context(self, request, job: Job) -> dict:
+        """What the job page shows of `job`; a subclass adds what it knows of the job's type."""
+        payload = job.payload if isinstance(job.payload, dict) else {}
+        return {
+            "job": job,
+            "job_type_label": handlers.label(job.job_type),
+            "state_label": JobStatus(job.status).label,
+            "owner_name": _owner_name(job.owner_id),
+            "can_requeue": job.status == JobStatus.DEAD and self.has_requeue_permission(request),
+            "age": self.say_duration((timezone.now() - job.created_at).total_seconds()),
+            "queue_wait": queue_wait(job, self.say_duration),
+            "payload_rows": [(key, json.dumps(value, ensure_ascii=False)) for key, value in payload.items()],
+            "payload_json": json.dumps(job.payload, ensure_ascii=False, indent=2),
+            "result_json": json.dumps(job.result, ensure_ascii=False, indent=2) if job.result is not None else "",
+        }
+
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:
-            events = bot_events_during(obj, using=obj._state.db or "default")
-            code = (obj.payload or {}).get("product_code") if isinstance(obj.payload, dict) else None
-            product = (
-                Product.objects.using(obj._state.db or "default")
-                .filter(client_id=obj.owner_id, product_code=code)
-                .first()
-                if code
-                else None
-            )
-            context.update(
-                job=obj,
-                state_label=JobStatus(obj.status).label,
-                report=job_report(obj),
-                bot_events=[(event, snapshot_url(event.snapshot_path)) for event in events],
-                product=product,
-                owner_name=_owner_name(obj.owner_id),
-                can_requeue=obj.status == JobStatus.DEAD and self.has_requeue_permission(request),
-                age=short_duration((timezone.now() - obj.created_at).total_seconds()),
-                queue_wait=queue_wait(obj),
-            )
+            context.update(self.job_page_context(request, obj))
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     # --- requeue ---------------------------------------------------------------------------------------------

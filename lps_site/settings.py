@@ -20,6 +20,10 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
+    # The operators' console. First, because the template loader searches apps in this order and its
+    # admin/base_site.html must win over the admin's own; its admin module imports the admin modules it extends
+    # (jobs, search), so it does not need to come after them.
+    "console",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -7,7 +7,7 @@ from lps_site.metrics_endpoint import metrics
 
 urlpatterns = [
     # Before the admin: its catch-all would otherwise answer /admin/dashboard/ with a 404.
-    path("admin/dashboard/", include("jobs.dashboard")),
+    path("admin/dashboard/", include("console.dashboard")),
     path("admin/", admin.site.urls),
     path("metrics", metrics, name="metrics"),
     path("", include("api.urls")),

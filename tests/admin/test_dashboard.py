@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from console.dashboard import histogram_position
 from jobs import queue_reads
-from jobs.dashboard import histogram_position
 from jobs.models import Job
 from search.models import SessionEndReason
 from tests.admin import rows

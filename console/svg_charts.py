@@ -1,7 +1,7 @@
 """Charts drawn on the server as inline SVG: bar charts (stacked or not, with marker lines) and a price line.
 
 No chart library and no CDN: the page carries the drawing itself. Colours come from CSS classes (see
-templates/admin/lps/styles.html) so that the admin's light and dark themes both apply.
+console/templates/console/styles.html) so that the admin's light and dark themes both apply.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A job as its admin page shows it: the payload and the SEARCH result (SPEC §8) turned into labelled,
+"""A SEARCH job as its admin page shows it: the payload and the result (SPEC §8) turned into labelled,
 formatted values, plus the bot detections (with their failure snapshots) seen while it ran."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from console.formatting import usd, web_url, won
 from jobs.models import Job
 from lps_site.job_types import JobType
 from search.models import BotEvent
@@ -21,53 +22,6 @@ PAYLOAD_LABELS = {
     "price": "Client's price",
     "callback_url": "Callback URL",
 }
-
-
-def won(price) -> str:
-    """Format a price in won: ₩12,345 (anything not a number as given)."""
-    if isinstance(price, bool) or not isinstance(price, int | float):
-        return "" if price is None else str(price)
-    return f"₩{price:,.0f}"
-
-
-def usd(amount) -> str:
-    """Format a dollar cost with enough digits for fractions of a cent."""
-    if amount is None or amount == "":
-        return ""
-    try:
-        value = float(amount)
-    except (TypeError, ValueError):
-        return str(amount)
-    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
-
-
-def short_duration(seconds: float | None) -> str:
-    """Say an age the way an operator reads it: 45s, 12m, 3h 5m, 2d 4h."""
-    if seconds is None:
-        return ""
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, _ = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h" if hours else f"{days}d"
-
-
-def queue_wait(job: Job) -> str:
-    """How long the job waited from enqueue to its first start, as the job page says it (the row keeps only the
-    last attempt's start, so after a retry the first start is no longer known)."""
-    if job.run_started_at is None or job.attempts == 0:
-        return "not started yet"
-    waited = max(0.0, (job.run_started_at - job.created_at).total_seconds())
-    said = f"{waited:.1f}s" if waited < 60 else short_duration(waited)
-    if job.attempts == 1:
-        return said
-    return f"not kept after a retry (attempt {job.attempts} started {said} after enqueue)"
 
 
 @dataclass(frozen=True)
@@ -120,14 +74,6 @@ class JobReport:
     payload_rows: list[tuple[str, str]]
     callback_url: str
     result: SearchResult | None
-    payload_json: str
-    result_json: str
-
-
-def web_url(value) -> str:
-    """Keep only http(s) links: a hostile result page must not put a javascript: URL on an operator's page."""
-    text = str(value or "")
-    return text if text.lower().startswith(("http://", "https://")) else ""
 
 
 def _listing(data: dict) -> Listing:
@@ -216,8 +162,6 @@ def job_report(job: Job) -> JobReport:
         payload_rows=rows,
         callback_url=str(payload.get("callback_url") or ""),
         result=_search_result(job.result) if is_search_result else None,
-        payload_json=json.dumps(job.payload, ensure_ascii=False, indent=2),
-        result_json=json.dumps(job.result, ensure_ascii=False, indent=2) if job.result is not None else "",
     )
 
 

@@ -13,10 +13,10 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 
+from console.formatting import short_duration, usd
+from console.svg_charts import Marker, Series, bar_chart
 from jobs import queue_reads
-from jobs.job_report import short_duration, usd
 from jobs.models import JobStatus
-from jobs.svg_charts import Marker, Series, bar_chart
 from search.stats import bot_stats, cost_last_hour_usd, hourly_costs, ip_session_stats
 
 HOURS = 24
@@ -209,12 +209,12 @@ def dashboard_page(request):
         "title": "Operations dashboard",
         "refresh_ms": _refresh_seconds(request) * 1000,
     }
-    return render(request, "admin/lps/dashboard.html", context)
+    return render(request, "console/dashboard.html", context)
 
 
 def dashboard_fragment(request):
     """Only the tiles and charts, for the in-place refresh."""
-    response = render(request, "admin/lps/dashboard_fragment.html", dashboard_context())
+    response = render(request, "console/dashboard_fragment.html", dashboard_context())
     # The refresh script checks this, so that a login page (expired session) never replaces the dashboard.
     response["X-LPS-Fragment"] = "dashboard"
     return response

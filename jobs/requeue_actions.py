@@ -1,4 +1,4 @@
-"""What an operator does to jobs from the admin: requeue DEAD jobs and learn, per job, what happened."""
+"""The operator's requeue of DEAD jobs from the admin, with one outcome per job saying what happened to it."""
 
 from __future__ import annotations
 

@@ -1,0 +1,140 @@
+"""The operators' admin: the site's titles and index, and the job admin as operators read it, with the search
+columns (product, outcome, lowest price, cost), the outcome filter, the product search and the search report.
+
+The job admin is jobs.admin.JobAdmin extended by a subclass registered in its place, Django's idiom for
+extending another app's admin (as a project does with contrib.auth's UserAdmin): jobs/ stays a generic queue
+that needs no hook for it, and everything operators see of a search is here, in one class.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models.fields.json import KT
+from django.utils.html import format_html
+
+from console.formatting import short_duration, usd, won
+from console.job_report import bot_events_during, job_report
+from jobs.admin import CHANGED_FILTER, CREATED_FILTER, JobAdmin, JobTypeFilter, OwnerFilter
+from jobs.models import Job
+from search.admin import snapshot_url
+from search.job_lookups import matching_product
+from search.models import Product
+
+admin.site.site_header = "LPS operations"
+admin.site.site_title = "LPS admin"
+admin.site.index_title = "Operations"
+admin.site.index_template = "console/index.html"
+# The job list is wide (eleven columns and the filters); the index and the breadcrumbs already lead everywhere.
+admin.site.enable_nav_sidebar = False
+
+
+class OutcomeFilter(admin.SimpleListFilter):
+    """The search outcome (result->>'outcome', served by the job_outcome_created_idx expression index)."""
+
+    title = "outcome"
+    parameter_name = "outcome"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("found", "found"),
+            ("not_found", "not found"),
+            ("cached", "not found (negative cache)"),
+            ("none", "no result yet"),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value in ("found", "not_found"):
+            return queryset.filter(outcome_text=value)
+        if value == "cached":
+            return queryset.filter(outcome_text="not_found", result__cached=True)
+        if value == "none":
+            return queryset.filter(result__isnull=True)
+        return queryset
+
+
+class SearchJobAdmin(JobAdmin):
+    list_display = ["short_id", "state", "job_kind", "owner", "product_code", "product_name", "outcome",
+                    "lowest_price", "cost", "tries", "error", "age"]  # fmt: skip
+    list_filter = ["status", JobTypeFilter, OwnerFilter, OutcomeFilter, CREATED_FILTER, CHANGED_FILTER]
+    search_fields = ["payload__product_code"]
+    search_help_text = "Product code (exact) or part of the product name."
+    change_form_template = "console/job_page.html"
+
+    def say_duration(self, seconds: float) -> str:
+        return short_duration(seconds)
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                product_code_text=KT("payload__product_code"),
+                product_name_text=KT("payload__product_name"),
+                outcome_text=KT("result__outcome"),
+                cached_text=KT("result__cached"),
+                lowest_price_text=KT("result__lowest__price"),
+                cost_text=KT("result__metrics__cost__total_usd"),
+            )
+        )
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        return queryset.filter(matching_product(term)), False
+
+    # --- columns ---------------------------------------------------------------------------------------------
+
+    @admin.display(description="product code")
+    def product_code(self, job):
+        return job.product_code_text or ""
+
+    @admin.display(description="product name")
+    def product_name(self, job):
+        name = job.product_name_text or ""
+        if len(name) <= 30:
+            return name
+        return format_html('<span title="{}">{}…</span>', name, name[:30])
+
+    @admin.display(description="outcome")
+    def outcome(self, job):
+        if not job.outcome_text:
+            return ""
+        label = job.outcome_text.replace("_", " ") + (" (cached)" if job.cached_text == "true" else "")
+        return format_html('<span class="lps-outcome-{}">{}</span>', job.outcome_text, label)
+
+    @admin.display(description="lowest price")
+    def lowest_price(self, job):
+        if job.lowest_price_text is None:
+            return ""
+        try:
+            return won(int(job.lowest_price_text))
+        except ValueError:
+            return job.lowest_price_text
+
+    @admin.display(description="cost")
+    def cost(self, job):
+        return usd(job.cost_text)
+
+    # --- the job page ----------------------------------------------------------------------------------------
+
+    def job_page_context(self, request, job: Job) -> dict:
+        alias = job._state.db or "default"
+        report = job_report(job)
+        code = job.payload.get("product_code") if isinstance(job.payload, dict) else None
+        product = (
+            Product.objects.using(alias).filter(client_id=job.owner_id, product_code=code).first() if code else None
+        )
+        events = bot_events_during(job, using=alias)
+        return {
+            **super().job_page_context(request, job),
+            "payload_rows": report.payload_rows,
+            "report": report,
+            "bot_events": [(event, snapshot_url(event.snapshot_path)) for event in events],
+            "product": product,
+        }
+
+
+admin.site.unregister(Job)
+admin.site.register(Job, SearchJobAdmin)
