@@ -146,12 +146,9 @@ class _Lane:
 
 
 def format_error(exc: BaseException) -> str:
-    """`ExcClass: message`, truncated; a message that already starts with its class name (some handlers'
-    messages still do) keeps it once."""
-    name = type(exc).__name__
+    """`ExcClass: message`, truncated (messages never name their own class: the kind is written here)."""
     message = str(exc).replace("\x00", "")  # PostgreSQL text cannot hold NUL
-    text = message if message.startswith(f"{name}:") or message == name else f"{name}: {message}"
-    return text[:ERROR_MAX_CHARS]
+    return f"{type(exc).__name__}: {message}"[:ERROR_MAX_CHARS]
 
 
 def _raise_in_thread(thread_ident: int, exc_type: type[BaseException] | None) -> None:

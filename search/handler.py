@@ -70,7 +70,7 @@ def run_pipeline(
         if remaining is not None:
             left = remaining()
             if left <= 0:
-                raise JobDeadlineExceeded(f"JobDeadlineExceeded: no time left to search {query!r}")
+                raise JobDeadlineExceeded(f"no time left to search {query!r}")
             timeout = min(timeout, left)
         return crawler.fetch(source, query, timeout=timeout, cancelled=cancelled)
 

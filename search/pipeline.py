@@ -149,7 +149,7 @@ def search_product(
 
 def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:
     if cancelled is not None and cancelled.is_set():
-        raise JobDeadlineExceeded(f"JobDeadlineExceeded: the search was stopped {where}")
+        raise JobDeadlineExceeded(f"the search was stopped {where}")
 
 
 def _matches(candidates: Sequence[Listing], judgement: Judgement | None) -> list[tuple[Listing, float, str]]:
