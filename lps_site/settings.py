@@ -30,7 +30,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    # Registers OpClass for index expressions (the trigram index of the job search, jobs migration 0002).
+    # Registers OpClass for index expressions (the trigram index of the job lookup, search migration 0003).
     "django.contrib.postgres",
     # Throttles admin logins (see "Admin logins" below); its attempts and lockouts show in the admin.
     "axes",
