@@ -3,15 +3,19 @@
     python bench/judge_eval.py                 # the rules judge (no database, no browser)
     python bench/judge_eval.py --errors        # also every listing the judge got wrong, with its reason
     python bench/judge_eval.py --llm           # the rules → LLM cascade against a local fake OpenAI endpoint
+    python bench/judge_eval.py --set blind1    # only the pages of one folder (repeatable)
 
-A page is right when the judge's lowest-priced match is exactly the lowest genuine candidate's price, or
-when it matches nothing where nothing genuine is there. A wrong-price page reported a price that is not the
-lowest genuine one (the worst outcome: a shop would price from it); a missed page reported nothing where a
-genuine listing was there. Listing precision/recall/F1 count the candidates (ads and sold-out listings are
-never candidates). With `--llm`, the real LlmClient (real openai client) talks to tests/fakes/openai_server.py
-on 127.0.0.1 and the output compares today's behaviour (every candidate to the LLM) with the cascade (only
-the candidates the rules leave uncertain). The fake's verdicts are word matching, not a model's: its
-accuracy numbers say nothing about a real model, its candidate and token counts are real.
+A page is right when the judge's lowest-priced match is exactly the lowest genuine candidate's price, or when
+it matches nothing where nothing genuine is there. A wrong-price page reported a price that is not the lowest
+genuine one: a trap-price page reported a listing that is not the product (the worst outcome: a shop would
+price from it), a dearer-genuine page a genuine listing dearer than the lowest; a missed page reported nothing
+where a genuine listing was there. A sure verdict is one the rules settle without asking the LLM: a wrong one
+reaches the shop whatever the LLM would have said, so it must never happen. Listing precision/recall/F1 count
+the candidates (ads and sold-out listings are never candidates). With `--llm`, the real LlmClient (real openai
+client) talks to tests/fakes/openai_server.py on 127.0.0.1 and the output compares today's behaviour (every
+candidate to the LLM) with the cascade (only the candidates the rules leave uncertain). The fake's verdicts
+are word matching, not a model's: its accuracy numbers say nothing about a real model, its candidate and token
+counts are real.
 """
 
 from __future__ import annotations
@@ -28,11 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 
-from search.judge import judge_listings  # noqa: E402
+from search.judge import judge_by_rules, judge_listings  # noqa: E402
 from search.listings import Judgement, Listing, ProductQuery  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
+SETS = frozenset({"heldout", "blind1", "blind2"})
+"""Folders written without sight of the judge's rules, reported apart from the pages the rules were shaped on."""
 
 
 @dataclass
@@ -41,6 +47,10 @@ class PageRun:
     judgement: Judgement
     reported: int | None
     reported_title: str
+    reported_same: bool | None
+    """The label of the reported listing (None when nothing was reported)."""
+    sure: tuple[bool, ...]
+    """Per candidate, whether the rules were sure of their verdict."""
 
     @property
     def right(self) -> bool:
@@ -51,6 +61,14 @@ class PageRun:
         return self.reported is not None and self.reported != self.page.expected_price
 
     @property
+    def trap_price(self) -> bool:
+        return self.reported is not None and self.reported_same is False
+
+    @property
+    def dearer_genuine(self) -> bool:
+        return self.wrong_price and self.reported_same is True
+
+    @property
     def missed(self) -> bool:
         return self.reported is None and self.page.expected_price is not None
 
@@ -59,13 +77,16 @@ def run_page(page: CorpusPage, judge: JudgeFn) -> PageRun:
     candidates = page.candidates
     listings = [listing.as_listing(position) for position, listing in enumerate(candidates)]
     judgement = judge(page.product, listings)
-    matched = [listings[verdict.index] for verdict in judgement.verdicts if verdict.same_product]
-    lowest = min(matched, key=lambda listing: listing.price) if matched else None
+    matched = [verdict.index for verdict in judgement.verdicts if verdict.same_product]
+    lowest = min(matched, key=lambda index: listings[index].price) if matched else None
+    sure = tuple(is_sure for _, is_sure in judge_by_rules(page.product, [listing.title for listing in listings]))
     return PageRun(
         page=page,
         judgement=judgement,
-        reported=lowest.price if lowest else None,
-        reported_title=lowest.title if lowest else "",
+        reported=listings[lowest].price if lowest is not None else None,
+        reported_title=listings[lowest].title if lowest is not None else "",
+        reported_same=candidates[lowest].same if lowest is not None else None,
+        sure=sure,
     )
 
 
@@ -74,7 +95,10 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
     right = sum(run.right for run in runs)
     wrong = [run for run in runs if run.wrong_price]
     missed = [run for run in runs if run.missed]
-    tp = fp = fn = tn = uncertain = 0
+    trap_price = [run for run in runs if run.trap_price]
+    dearer = [run for run in runs if run.dearer_genuine]
+    tp = fp = fn = tn = uncertain = sure = sure_wrong = 0
+    sure_wrong_listings = []
     by_trap: dict[str, Counter] = defaultdict(Counter)
     wrong_listings = []
     for run in runs:
@@ -83,6 +107,11 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
             verdict = verdicts.get(index)
             said = bool(verdict and verdict.same_product)
             uncertain += bool(verdict and getattr(verdict, "uncertain", False))
+            is_sure = run.sure[index] and getattr(verdict, "source", "rules") == "rules"
+            sure += is_sure
+            if is_sure and said != listing.same:
+                sure_wrong += 1
+                sure_wrong_listings.append((run.page.name, listing, verdict))
             tp += said and listing.same
             fp += said and not listing.same
             fn += not said and listing.same
@@ -101,9 +130,11 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
     print(f"== {label}: {pages} pages, {listings} listings ({candidates} candidates)")
     print(f"page accuracy      {right}/{pages} = {_pct(right, pages)}")
     print(f"wrong-price pages  {len(wrong)} = {_pct(len(wrong), pages)}")
-    for run in [] if brief else wrong:
-        expected = f"{run.page.expected_price:,}" if run.page.expected_price else "not_found"
-        print(f"    {run.page.name}: reported {run.reported:,} ({run.reported_title}), expected {expected}")
+    for kind, of_kind in (("trap-price pages", trap_price), ("dearer-genuine", dearer)):
+        print(f"  {kind:<17}{len(of_kind)} = {_pct(len(of_kind), pages)}")
+        for run in [] if brief else of_kind:
+            expected = f"{run.page.expected_price:,}" if run.page.expected_price else "not_found"
+            print(f"      {run.page.name}: reported {run.reported:,} ({run.reported_title}), expected {expected}")
     print(f"missed pages       {len(missed)} = {_pct(len(missed), pages)}")
     for run in [] if brief else missed:
         print(f"    {run.page.name}: reported not_found, expected {run.page.expected_price:,}")
@@ -111,12 +142,24 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
         f"listings           precision {precision:.3f}  recall {recall:.3f}  F1 {f1:.3f}"
         f"  (tp {tp}, fp {fp}, fn {fn}, tn {tn}; uncertain {uncertain})"
     )
+    print(f"sure verdicts      {sure}/{candidates} candidates = {_pct(sure, candidates)} settled by the rules alone")
+    print(f"wrong sure         {sure_wrong}")
+    for name, listing, verdict in [] if brief else sure_wrong_listings:
+        print(f"    {name}: {listing.title!r} {listing.price:,} same={listing.same} → {verdict.reason}")
     if brief:
         return
     print("by trap class      listings  right  wrong")
     for trap in sorted(by_trap):
         counts = by_trap[trap]
         print(f"    {trap:<20} {counts['listings']:>6} {counts['right']:>6} {counts['wrong']:>6}")
+    print("by set             pages  right  trap-price")
+    by_set: dict[str, list[PageRun]] = defaultdict(list)
+    for run in runs:
+        folder = run.page.path.parent.name
+        by_set[folder if folder in SETS else "(the rest)"].append(run)
+    for folder, of_set in sorted(by_set.items()):
+        right_of_set, traps_of_set = sum(r.right for r in of_set), sum(r.trap_price for r in of_set)
+        print(f"    {folder:<20} {len(of_set):>3} {right_of_set:>6} {traps_of_set:>6}")
     print("by markup          pages  right")
     for markup in sorted({run.page.markup for run in runs}):
         of_markup = [run for run in runs if run.page.markup == markup]
@@ -193,9 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", action="store_true", help="also run the rules → LLM cascade on a local fake endpoint")
     parser.add_argument("--errors", action="store_true", help="list every listing the judge got wrong")
+    parser.add_argument("--set", action="append", default=[], help="only the pages of this folder (repeatable)")
     args = parser.parse_args(argv)
 
-    pages = load_pages()
+    pages = [page for page in load_pages() if not args.set or page.path.parent.name in args.set]
     if not pages:
         print("the corpus has no pages yet (tests/search/judge_corpus/<category>/*.json)")
         return 1
