@@ -424,7 +424,34 @@ def claim(
     job_types: Iterable[int] | None = None,
     lease_seconds: float = 60.0,
 ) -> list[ClaimedJob]:
-    """Lease up to `limit` due jobs (optionally only of `job_types`) to `worker_id`."""
+    """Lease up to `limit` due jobs (optionally only of `job_types`) to `worker_id`.
+
+    CLAIM_SQL is built from the pieces it shares with COMPLETE_AND_CLAIM_SQL; whole, it reads (1 is PENDING,
+    2 RUNNING; tests/jobs/test_queue.py checks that this text is what runs)::
+
+        WITH next_jobs AS (
+            SELECT job_id
+            FROM job
+            WHERE status = 1
+              AND run_after <= now()
+              AND (%(job_types)s::smallint[] IS NULL OR job_type = ANY(%(job_types)s::smallint[]))
+            ORDER BY priority, created_at
+            LIMIT %(limit)s
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE job
+        SET status = 2,
+            worker_id = %(worker_id)s,
+            lease_until = now() + make_interval(secs => %(lease_seconds)s),
+            run_started_at = now(),
+            attempts = job.attempts + 1,
+            updated_at = now()
+        FROM next_jobs
+        WHERE job.job_id = next_jobs.job_id
+        RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
+                  job.max_attempts, extract(epoch FROM job.lease_until)::float8 AS lease_until,
+                  extract(epoch FROM job.created_at)::float8 AS created_at
+    """
     types = None if job_types is None else [int(t) for t in job_types]
     rows = _run(
         CLAIM_SQL,

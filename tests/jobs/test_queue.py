@@ -503,3 +503,8 @@ def test_prune_refuses_active_statuses():
 
 def test_ping_answers_while_the_database_is_up():
     assert queue.ping() is True
+
+
+def test_the_claim_statement_written_out_in_claims_docstring_is_the_one_that_runs():
+    documented = queue.claim.__doc__.split("::", 1)[1]
+    assert documented.split() == queue.CLAIM_SQL.split()
