@@ -21,7 +21,7 @@ from search.handler import run_pipeline
 from tests.search.corpus import TRAPS, CorpusPage, load_pages
 
 PAGES = load_pages()
-SAME_TRAPS = frozenset({"cross_script", "word_variant", "gift", "pack_arithmetic"})
+SAME_TRAPS = frozenset({"cross_script", "word_variant", "gift", "pack_arithmetic", "option_text", "seller_tag"})
 
 
 def representative(trap: str, prefer_markup: str, taken: frozenset[str] = frozenset()) -> CorpusPage:
