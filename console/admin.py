@@ -12,10 +12,10 @@ from django.contrib import admin
 from django.db.models.fields.json import KT
 from django.utils.html import format_html
 
-from console.formatting import short_duration, usd, won
 from console.job_report import bot_events_during, job_report
 from jobs.admin import CHANGED_FILTER, CREATED_FILTER, JobAdmin, JobTypeFilter, OwnerFilter
 from jobs.models import Job
+from lps_site.admin_formatting import short_duration, usd, won
 from search.admin import snapshot_url
 from search.job_lookups import matching_product
 from search.models import Product

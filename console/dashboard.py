@@ -13,10 +13,10 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
 
-from console.formatting import short_duration, usd
-from console.svg_charts import Marker, Series, bar_chart
 from jobs import queue_reads
 from jobs.models import JobStatus
+from lps_site.admin_formatting import short_duration, usd
+from lps_site.svg_charts import Marker, Series, bar_chart
 from search.stats import bot_stats, cost_last_hour_usd, hourly_costs, ip_session_stats
 
 HOURS = 24

@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from console.formatting import usd, web_url, won
 from jobs.models import Job
+from lps_site.admin_formatting import usd, web_url, won
 from lps_site.job_types import JobType
 from search.models import BotEvent
 

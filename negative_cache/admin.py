@@ -7,8 +7,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.html import format_html
 
-from console.formatting import short_duration
 from jobs.admin_lists import BigTableAdmin
+from lps_site.admin_formatting import short_duration
 from negative_cache import cache
 from negative_cache.models import NegativeCacheEntry
 

@@ -16,10 +16,10 @@ from django.http import FileResponse, Http404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from console.formatting import short_duration, web_url, won
-from console.svg_charts import price_chart
 from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter, recent_values_filter
+from lps_site.admin_formatting import short_duration, web_url, won
+from lps_site.svg_charts import price_chart
 from search.models import BotEvent, IpSession, PriceSnapshot, Product
 
 PRICE_HISTORY_POINTS = 200

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from console.svg_charts import Marker, Series, bar_chart, nice_step, price_chart
+from lps_site.svg_charts import Marker, Series, bar_chart, nice_step, price_chart
 
 
 @pytest.mark.parametrize(
