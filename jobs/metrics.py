@@ -7,7 +7,7 @@ Two kinds live here:
 - what happens in a process, counted where it happens: job runs in jobs/worker.py, reaper passes in
   jobs/reaper.py. Each worker or reaper serves its own on `--metrics-port`.
 
-Every metric is named `lps_…`; see the README's table for what to alert on.
+Every metric is named `lps_…`; see docs/operations.md for what to alert on.
 """
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 
 # --- Production over HTTPS -------------------------------------------------------------------------------
 # LPS_HTTPS=true: served over HTTPS behind a proxy that terminates TLS and sets X-Forwarded-Proto (see the
-# README's production environment). `manage.py check --deploy` is clean with it.
+# production environment of docs/operations.md). `manage.py check --deploy` is clean with it.
 LPS_HTTPS = env.bool("LPS_HTTPS", default=False)
 if LPS_HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

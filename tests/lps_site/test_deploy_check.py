@@ -1,5 +1,5 @@
-"""`manage.py check --deploy` in production mode (LPS_HTTPS=true and the README's production environment) is
-clean; without LPS_HTTPS the same check names what is missing."""
+"""`manage.py check --deploy` in production mode (LPS_HTTPS=true and the production environment of
+docs/operations.md) is clean; without LPS_HTTPS the same check names what is missing."""
 
 from __future__ import annotations
 
