@@ -19,14 +19,16 @@ class Command(BaseCommand):
         parser.add_argument("job_id", type=uuid.UUID, help="the SEARCH job's id")
         parser.add_argument("--dir", type=Path, default=None, help="the corpus folder (default: the judge's corpus)")
         parser.add_argument("--category", default=corpus_page.DEFAULT_CATEGORY, help="the subfolder to write into")
-        parser.add_argument("--stdout", action="store_true", help="print the page instead of writing a file")
+        parser.add_argument(
+            "--print", dest="print_page", action="store_true", help="print the page instead of writing a file"
+        )
 
-    def handle(self, *args, job_id, dir, category, stdout, **options):
+    def handle(self, *args, job_id, dir, category, print_page, **options):
         job = Job.objects.filter(job_id=job_id).first()
         if job is None:
             raise CommandError(f"no job {job_id}")
         try:
-            if stdout:
+            if print_page:
                 self.stdout.write(corpus_page.dumps(corpus_page.corpus_page(job, category=category)), ending="")
                 return
             path = corpus_page.write(job, root=dir, category=category)
