@@ -31,6 +31,7 @@ from search.exceptions import InvalidProduct
 from search.listings import ProductQuery
 from search.overrides import answer, judged_listings, rejudge
 from search.payload import SearchPayload
+from search.products import record_reanswer
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +148,8 @@ def _reanswer(job: Job, product: ProductQuery, row: Correction) -> tuple[dict, d
         after["corrections"] = [*(before.get("corrections") or []), change]
         row.answer_change = change
         row.save(update_fields=["answer_change"])
+        # The product's price history shows the corrected price for this search, not the rejected one.
+        record_reanswer(job.job_id, after)
         _send_corrected(job, product, after, previous, number=len(after["corrections"]))
     if after != before:
         Job.objects.filter(job_id=job.job_id, status=JobStatus.DONE).update(result=after)

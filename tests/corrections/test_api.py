@@ -199,3 +199,14 @@ def test_a_price_report_names_no_listing_and_joins_the_operators_queue(shops):
     assert (report["status"], report["reported_price"], report["job_id"]) == ("open", 99_000, str(job_id))
     row = PriceReport.objects.get()
     assert (row.client_id, row.product_code, row.made_by) == (shop.client.pk, "SKU-1", "client")
+
+
+def test_other_methods_on_the_corrections_paths_are_405_in_the_envelope(shops):
+    (_, as_shop), _ = shops
+
+    on_job = as_shop.client.put("/v1/lps/jobs/00000000-0000-0000-0000-000000000000/corrections")
+    on_row = as_shop.client.get("/v1/lps/corrections/1", headers=as_shop.headers())
+
+    assert (on_job.status_code, on_job.json()["result"], on_job["Allow"]) == (405, ResultCode.HTTP_METHOD_NOT_ALLOWED,
+                                                                               "POST")  # fmt: skip
+    assert (on_row.status_code, on_row["Allow"]) == (405, "DELETE")

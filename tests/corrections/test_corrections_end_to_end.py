@@ -17,6 +17,7 @@ from jobs import handlers
 from jobs.worker import Worker
 from lps_site.job_types import JobType
 from search import handler
+from search.models import Product
 from tests.api.conftest import Caller
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -108,6 +109,8 @@ def test_a_rejected_trap_sticks_for_that_shop_only_and_an_operator_s_global_reje
     assert (body["previous"]["lowest"]["price"], body["result"]["lowest"]["price"]) == (99_000, 219_000)
     assert signed_by(delivery, shop_a.webhook_secret)
     assert "event" not in json.loads(deliveries[first_a].body)
+    product = Product.objects.get(client_id=shop_a.client.pk, product_code="SKU-1")
+    assert (product.last_price, product.snapshots.get(job_id=first_a).price) == (219_000, 219_000)
 
     # The next search of that product: shop A never sees the trap again, shop B (same product_code) still does.
     again_a, again_b = search(as_a, earbuds), search(as_b, earbuds)
