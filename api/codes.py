@@ -48,3 +48,7 @@ class ResultCode(IntEnum):
     """No job has that id (HTTP 404)."""
     LPS_JOB_NOT_DEAD = 1501
     """Only a DEAD job can be requeued (HTTP 409)."""
+    LPS_CORRECTION_NOT_FOUND = 1520
+    """No correction has that id, or it is another client's (HTTP 404)."""
+    LPS_JOB_NOT_FINISHED = 1521
+    """Only a finished SEARCH job can be corrected or reported (HTTP 409)."""

@@ -19,7 +19,7 @@ from ninja import NinjaAPI, Path, Query
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 
-from api import auth
+from api import auth, corrections
 from api.codes import ResultCode
 from api.envelope import CONTENT_TYPE, EnvelopeRenderer, dumps, error_response, failure
 from api.exceptions import (
@@ -72,7 +72,7 @@ DB_INVALID_TYPE 14; JSON_PARSE_ERROR 100, INVALID_REQUEST_DATA 101, INTERNAL_EXC
 HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_UNSUPPORTED_MEDIA_TYPE 415,
 HTTP_INVALID_CLIENT_REQUEST 419,
 HTTP_TOO_MANY_REQUESTS 429, HTTP_INVALID_CLIENT_ACCESS 433 (no, unknown or revoked key);
-LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501.
+LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501, LPS_CORRECTION_NOT_FOUND 1520, LPS_JOB_NOT_FINISHED 1521.
 
 Authenticate with `X-API-Key: <key>` or `Authorization: Bearer <key>`. Each key has a per-minute request
 limit (429 with Retry-After). A body must be sent as `Content-Type: application/json` (a charset parameter is
@@ -350,6 +350,12 @@ def readyz(request: HttpRequest):
 
 
 def _method_not_allowed_view(path: str, allowed: list[str]):
+    if "{correction_id}" in path:
+
+        def method_not_allowed_on_correction(request: HttpRequest, correction_id: str):
+            raise MethodNotAllowed(allowed=allowed)
+
+        return method_not_allowed_on_correction
     if "{job_id}" in path:
 
         def method_not_allowed_on_job(request: HttpRequest, job_id: str):
@@ -474,4 +480,5 @@ def endpoint_not_found(request: HttpRequest, *args, **kwargs) -> HttpResponse:
     return error_response(EndpointNotFound())
 
 
+corrections.add_routes(api, auth=auth, responses=_responses)
 _refuse_other_methods()

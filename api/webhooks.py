@@ -40,9 +40,18 @@ def sign(body: bytes, secret: str) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def webhook_body(search_job_id: str, product_code: str, result: dict | None) -> bytes:
-    """The raw bytes that are signed and sent."""
-    return dumps({"job_id": str(search_job_id), "product_code": product_code, "result": result}).encode()
+def webhook_body(
+    search_job_id: str,
+    product_code: str,
+    result: dict | None,
+    *,
+    event: str | None = None,
+    previous: dict | None = None,
+) -> bytes:
+    """The raw bytes that are signed and sent; `event` and `previous` name a later change of the answer
+    (`"corrected"`, SPEC §10) and are left out of a search's own delivery."""
+    body = {"event": event, "job_id": str(search_job_id), "product_code": product_code, "result": result}
+    return dumps({**body, "previous": previous}).encode()
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
@@ -165,12 +174,19 @@ def _deliver(job: ClaimedJob, context: JobContext, search_job_id: str) -> dict:
     result = payload.get("result")
     if not isinstance(result, dict):
         raise WebhookUndeliverable(f"the OUTBOX job for search {search_job_id} carries no result")
-    body = webhook_body(search_job_id, str(payload.get("product_code") or ""), result)
+    body = webhook_body(
+        search_job_id,
+        str(payload.get("product_code") or ""),
+        result,
+        event=payload.get("event"),
+        previous=payload.get("previous"),
+    )
     headers = {
         "Content-Type": "application/json; charset=utf-8",
         "User-Agent": USER_AGENT,
         "X-LPS-Signature": sign(body, client.webhook_secret),
-        "Idempotency-Key": search_job_id,
+        # A search's own delivery is keyed by its job id; a later `corrected` one carries its own key.
+        "Idempotency-Key": str(payload.get("idempotency_key") or search_job_id),
         "X-LPS-Delivery-Attempt": str(job.attempt),
     }
     timeout = max(1.0, min(settings.LPS_WEBHOOK_TIMEOUT_SECONDS, context.remaining()))

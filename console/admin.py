@@ -8,14 +8,20 @@ that needs no hook for it, and everything operators see of a search is here, in 
 
 from __future__ import annotations
 
-from django.contrib import admin
+import io
+import zipfile
+
+from django.contrib import admin, messages
 from django.db.models.fields.json import KT
+from django.http import HttpResponse
 from django.utils.html import format_html
 
 from console.job_report import bot_events_during, job_report
+from corrections import corpus_page
 from jobs.admin import CHANGED_FILTER, CREATED_FILTER, JobAdmin, JobTypeFilter, OwnerFilter
-from jobs.models import Job
+from jobs.models import Job, JobStatus
 from lps_site.admin_formatting import short_duration, usd, won
+from lps_site.job_types import JobType
 from search.admin import snapshot_url
 from search.job_lookups import matching_product
 from search.models import Product
@@ -53,6 +59,26 @@ class OutcomeFilter(admin.SimpleListFilter):
         return queryset
 
 
+@admin.action(description="Download the judged pages as corpus pages (corrected labels)", permissions=["view"])
+def export_corpus_pages(modeladmin, request, queryset):
+    """The selected searches' judged pages in the judge's corpus format: one JSON file, or a zip of several."""
+    jobs = [job for job in queryset[:200] if job.job_type == JobType.SEARCH and job.status == JobStatus.DONE]
+    if not jobs:
+        modeladmin.message_user(request, "Select finished searches to export.", messages.WARNING)
+        return None
+    if len(jobs) == 1:
+        response = HttpResponse(corpus_page.dumps(corpus_page.corpus_page(jobs[0])), content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="{corpus_page.file_name(jobs[0])}"'
+        return response
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for job in jobs:
+            archive.writestr(corpus_page.file_name(job), corpus_page.dumps(corpus_page.corpus_page(job)))
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="corpus-pages.zip"'
+    return response
+
+
 class SearchJobAdmin(JobAdmin):
     list_display = ["short_id", "state", "job_kind", "owner", "product_code", "product_name", "outcome",
                     "lowest_price", "cost", "tries", "error", "age"]  # fmt: skip
@@ -60,6 +86,7 @@ class SearchJobAdmin(JobAdmin):
     search_fields = ["payload__product_code"]
     search_help_text = "Product code (exact) or part of the product name."
     change_form_template = "console/job_page.html"
+    actions = [*JobAdmin.actions, export_corpus_pages]
 
     def say_duration(self, seconds: float) -> str:
         return short_duration(seconds)
@@ -133,6 +160,10 @@ class SearchJobAdmin(JobAdmin):
             "report": report,
             "bot_events": [(event, snapshot_url(event.snapshot_path)) for event in events],
             "product": product,
+            # The "this product" / "not this product" buttons of each judged listing (corrections/admin.py).
+            "can_correct": job.status == JobStatus.DONE and request.user.has_perm("corrections.add_correction"),
+            "correct_buttons": [("true", "this product"), ("false", "not this product")],
+            "corrected_answers": (job.result or {}).get("corrections") if isinstance(job.result, dict) else None,
         }
 
 

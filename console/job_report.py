@@ -44,8 +44,11 @@ class VerdictRow:
     price: str = ""
     url: str = ""
     source: str = ""
-    """"rules" or "llm": who decided this verdict."""
+    """"rules", "llm" or "correction": who decided this verdict."""
     uncertain: bool = False
+    marketplace: str = ""
+    product_id: str = ""
+    """What a correction names the listing by (absent in results from before corrections)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ def _verdict(data: dict) -> VerdictRow:
         url=web_url(data.get("url")),
         source=str(data.get("source") or ""),
         uncertain=bool(data.get("uncertain")),
+        marketplace=str(data.get("marketplace") or ""),
+        product_id=str(data.get("product_id") or ""),
     )
 
 

@@ -37,6 +37,8 @@ INSTALLED_APPS = [
     "jobs",
     "search",
     "negative_cache",
+    # Shops' and operators' corrections of matches (SPEC §10): above search, below api and console.
+    "corrections",
     "api",
 ]
 

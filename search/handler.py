@@ -58,10 +58,12 @@ def run_pipeline(
     llm: LlmClient | None,
     remaining: Callable[[], float] | None = None,
     cancelled: threading.Event | None = None,
+    client_id: int | None = None,
 ) -> dict:
     """Run the search pipeline for `product` on the Coupang adapter, judging with `llm` (rules when None).
 
-    `remaining` (seconds left before the caller's deadline) bounds every page load.
+    `remaining` (seconds left before the caller's deadline) bounds every page load; `client_id`'s corrections
+    of the product apply (an operator's shared ones apply to every search).
     """
     source = CoupangSource(base_url=settings.LPS_COUPANG_URL)
 
@@ -80,6 +82,7 @@ def run_pipeline(
         judge=lambda product, candidates: judge_listings(product, list(candidates), llm=llm),
         refine=lambda product, tried: refine_queries(product, llm=llm, tried=list(tried)),
         cancelled=cancelled,
+        client_id=client_id,
     )
 
 
@@ -90,7 +93,12 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     llm = LlmClient.from_settings()
     try:
         result = run_pipeline(
-            product, crawler=shared_crawler(), llm=llm, remaining=context.remaining, cancelled=context.cancelled
+            product,
+            crawler=shared_crawler(),
+            llm=llm,
+            remaining=context.remaining,
+            cancelled=context.cancelled,
+            client_id=client_id,
         )
     finally:
         if llm is not None:

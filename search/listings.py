@@ -31,6 +31,8 @@ class Listing:
     rocket: bool = False
     sold_out: bool = False
     ad: bool = False
+    marketplace: str = "coupang"
+    """The marketplace the listing is on: with product_id, what a correction names it by (SPEC §10)."""
 
     @property
     def is_candidate(self) -> bool:
@@ -81,8 +83,8 @@ class Verdict:
     same_product: bool
     confidence: float
     reason: str
-    source: Literal["llm", "rules"] = "rules"
-    """Who decided: the rules, or the LLM for a candidate the rules were unsure of."""
+    source: Literal["llm", "rules", "correction"] = "rules"
+    """Who decided: the rules, the LLM for a candidate the rules were unsure of, or a person's correction (§10)."""
     uncertain: bool = False
     """The rules could not decide (counted as no match: a wrong price is worse than none)."""
 

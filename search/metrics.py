@@ -11,14 +11,16 @@ from prometheus_client import Counter
 
 SEARCH_OUTCOMES = ("found", "not_found", "cached")
 ROUND_KINDS = ("original", "precise", "broad")
-VERDICT_SOURCES = ("rules", "llm")
+VERDICT_SOURCES = ("rules", "llm", "correction")
 
 SEARCHES = Counter(
     "lps_searches", "Finished searches by outcome (cached: a not_found answered by the negative cache).", ["outcome"]
 )
 SEARCH_ROUNDS = Counter("lps_search_rounds", "Search rounds run, by kind of query.", ["kind"])
 JUDGE_VERDICTS = Counter(
-    "lps_judge_verdicts", "The judge's verdicts on candidates, by source and answer.", ["source", "same_product"]
+    "lps_judge_verdicts",
+    "The judge's verdicts on candidates, by source (rules, llm, correction) and answer.",
+    ["source", "same_product"],
 )
 CRAWLER_PAGES = Counter("lps_crawler_pages", "Marketplace result pages fetched, by result.", ["result"])
 CRAWLER_BLOCKS = Counter("lps_crawler_blocks", "Pages on which the marketplace blocked the crawler, by kind.", ["kind"])
@@ -44,7 +46,8 @@ for _kind in ("ai", "proxy"):
 def record_search(result: dict, *, default_source: str) -> None:
     """Count a finished search: its outcome, its rounds by kind and its verdicts by source.
 
-    A verdict names its source (rules or llm); one that does not takes its round's `judge`, else `default_source`.
+    A verdict names its source (rules, llm or correction); one that does not takes its round's `judge`, else
+    `default_source`.
     """
     outcome = "cached" if result.get("cached") else str(result.get("outcome"))
     SEARCHES.labels(outcome).inc()

@@ -21,6 +21,7 @@ from django.conf import settings
 
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
+from search import overrides
 from search.exceptions import LlmBadResponse
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
@@ -62,13 +63,15 @@ def search_product(
     cache_ttl: timedelta | None = None,
     cancelled: threading.Event | None = None,
     ai_cost: AiCost = default_ai_cost,
+    client_id: int | None = None,
 ) -> dict:
     """Find the lowest genuine price of `product`, or conclude it is not there; return the SEARCH result (§8).
 
     Round 1 searches the product name. Only after a round whose healthy page yields no match is `refine`
     called (once) for a precise query (round 2) and a broad one (round 3); `max_rounds` caps the rounds.
     A not_found is remembered in the negative cache for `cache_ttl`, and a cached not_found returns at once
-    without calling `fetch`, `judge` or `refine`.
+    without calling `fetch`, `judge` or `refine`. `client_id`'s corrections of the product (search/overrides.py)
+    settle the listings they name before the judge sees the rest.
     """
     started = time.monotonic()
     max_rounds = settings.LPS_MAX_ROUNDS if max_rounds is None else max_rounds
@@ -80,7 +83,9 @@ def search_product(
         raise ValueError("a product needs a name to be searched")
 
     cache_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
-    if cache.lookup(cache_key) is not None:
+    # Looked up once: a search is short, and each round's candidates are checked against the same word.
+    corrections = overrides.for_product(product, client_id)
+    if not corrections.confirms_any and cache.lookup(cache_key) is not None:
         logger.info("search %s: not_found from the negative cache (%s)", product.product_code, cache_key)
         return _result(
             outcome="not_found", matches=[], rounds=[], cached=True, spent=_Spent(), started=started, ai_cost=ai_cost
@@ -105,7 +110,7 @@ def search_product(
         judgement = None
         if candidates:
             _stop_if_cancelled(cancelled, f"before judging the results of {query!r}")
-            judgement = judge(product, candidates)
+            judgement = corrections.judge(product, candidates, judge)
             spent.usage += judgement.usage
         matches = _matches(candidates, judgement)
         rounds.append(_round(query, kind, candidates, judgement, matches))
@@ -137,11 +142,13 @@ def search_product(
             queued.extend([("precise", refinement.precise), ("broad", refinement.broad)])
             refined = True
 
-    cache.remember(
-        cache_key,
-        ttl=cache_ttl,
-        reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
-    )
+    if not corrections.used_private:
+        # A not_found that one client's own correction made is that client's, never every shop's.
+        cache.remember(
+            cache_key,
+            ttl=cache_ttl,
+            reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
+        )
     return _result(
         outcome="not_found", matches=[], rounds=rounds, cached=False, spent=spent, started=started, ai_cost=ai_cost
     )
@@ -198,6 +205,14 @@ def _round(
         candidate = candidates[verdict.index]
         shown["title"] = candidate.title
         shown["price"] = candidate.price
+        # What a correction names the listing by, and what recomputing an answer from it needs (SPEC §10).
+        shown["marketplace"] = candidate.marketplace
+        if candidate.product_id:
+            shown["product_id"] = candidate.product_id
+        shown["url"] = candidate.url
+        if candidate.seller:
+            shown["seller"] = candidate.seller
+        shown["rocket"] = candidate.rocket
         verdicts.append(shown)
     shown_round = {
         "query": query,

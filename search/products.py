@@ -54,3 +54,27 @@ def record_search(
             rocket=bool(lowest.get("rocket", False)),
             cost_usd=Decimal(str(cost)).quantize(Decimal("0.000001")),
         )
+
+
+def record_reanswer(job_id: uuid.UUID, result: dict) -> bool:
+    """Give the snapshot of `job_id`'s search the job's corrected answer (SPEC §10), and its product too when that
+    snapshot is the product's latest; return whether there was a snapshot to correct."""
+    lowest = result.get("lowest") or {}
+    with transaction.atomic():
+        snapshot = PriceSnapshot.objects.select_for_update().filter(job_id=job_id).order_by("-id").first()
+        if snapshot is None:
+            return False
+        PriceSnapshot.objects.filter(pk=snapshot.pk).update(
+            outcome=result["outcome"],
+            price=lowest.get("price"),
+            title=lowest.get("title", "")[:1000],
+            url=lowest.get("url", ""),
+            seller=lowest.get("seller", "")[:500],
+            rocket=bool(lowest.get("rocket", False)),
+        )
+        latest = PriceSnapshot.objects.filter(product_id=snapshot.product_id).order_by("-captured_at", "-id").first()
+        if latest is not None and latest.pk == snapshot.pk:
+            Product.objects.filter(pk=snapshot.product_id).update(
+                last_outcome=result["outcome"], last_price=lowest.get("price"), last_url=lowest.get("url", "")
+            )
+    return True

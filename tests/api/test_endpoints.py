@@ -323,6 +323,10 @@ def test_the_openapi_document_is_served_and_names_every_endpoint(anonymous):
         "/v1/lps/stats/cost",
         "/healthz",
         "/readyz",
+        "/v1/lps/jobs/{job_id}/corrections",
+        "/v1/lps/corrections",
+        "/v1/lps/corrections/{correction_id}",
+        "/v1/lps/jobs/{job_id}/reports",
     }
 
 

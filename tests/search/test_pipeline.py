@@ -143,7 +143,8 @@ def test_the_lowest_priced_match_wins_and_ads_or_sold_out_listings_never_do():
 
 
 def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
-    shelf = Shelf({PRODUCT.product_name: [listing("버즈3 프로 SM-R630", 200_000)]})
+    found = listing("버즈3 프로 SM-R630", 200_000, product_id="77")
+    shelf = Shelf({PRODUCT.product_name: [found]})
 
     result = run(shelf=shelf)
 
@@ -164,6 +165,11 @@ def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
                     "source": "rules",
                     "title": "버즈3 프로 SM-R630",
                     "price": 200_000,
+                    # What a correction names it by and what recomputing the answer needs (SPEC §10).
+                    "marketplace": "coupang",
+                    "product_id": "77",
+                    "url": found.url,
+                    "rocket": False,
                 }
             ],
             "judge": "rules",
