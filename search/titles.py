@@ -19,8 +19,11 @@ from functools import lru_cache
 
 from search.vocabulary import (
     ACCESSORY_KINDS,
+    BEDDING_SIZES,
     BRAND_ALIASES,
     BRAND_LINES,
+    BUNDLE_WORDS,
+    CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     COLOUR_SUFFIXES,
     COLOURS,
@@ -32,12 +35,18 @@ from search.vocabulary import (
     LARGE_UNITS_MAX,
     LATIN_COMPOUNDS,
     LINE_WORDS,
+    LOOKALIKE_AFTER_BRAND,
+    LOOKALIKE_WORDS,
     MADE_FOR_WORDS,
     MEASURE_UNITS,
+    MONTHLY_FEE,
     NOT_ACCESSORY,
     NOT_CONDITION,
     NOT_WEIGHTS,
     RATING_NOTATIONS,
+    RENTAL_WHOLE_WORDS,
+    RENTAL_WORDS,
+    SHOE_SIZE_RANGE,
     SMALL_UNITS_MIN,
     STOP_WORDS,
     TRANSLITERATIONS,
@@ -117,7 +126,15 @@ _BRAND_WORDS = frozenset(alias for aliases in BRAND_ALIASES for alias in aliases
 # Words a glued Hangul word may be cut into (갤럭시버즈 → 갤럭시 버즈, 필립스정품 → 필립스 정품).
 _KNOWN_HANGUL = frozenset(
     word
-    for word in (*TRANSLITERATIONS, *LINE_WORDS, *_BRAND_WORDS, *_COLOUR_WORDS, *STOP_WORDS, *COLOUR_QUALIFIERS)
+    for word in (
+        *TRANSLITERATIONS,
+        *LINE_WORDS,
+        *_BRAND_WORDS,
+        *_COLOUR_WORDS,
+        *STOP_WORDS,
+        *COLOUR_QUALIFIERS,
+        *LOOKALIKE_AFTER_BRAND,
+    )
     if re.fullmatch(f"[{_HANGUL}]{{2,}}", word)
 )
 _ACCESSORY_PATTERNS = tuple(
@@ -171,6 +188,14 @@ class Title:
     """Words with a digit that are not a measure or a count (s24, 15, sm-s928n)."""
     core_words: list[str] = field(default_factory=list)
     """Words that identify the product: no brand, colour, variant, stop word or one-letter word."""
+    rental: str | None = None
+    """The word or fee that shows a rental or contract offer (렌탈, 약정, "월 29,900원")."""
+    bundle: str | None = None
+    """What shows a set of several products: "+ <another product>" (not a count, a refill or a gift), 세트구성."""
+    lookalike: str | None = None
+    """The word that shows a substitute or a copy (대체품, OEM, 짝퉁)."""
+    sizes: dict[str, set[str]] = field(default_factory=dict)
+    """Shoe ("260"), clothing ("m", "xl") and bedding ("queen") sizes, each in one spelling."""
 
 
 def normalise(text: str) -> str:
@@ -313,7 +338,70 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         line_brands={group for group, lines in _LINE_BRANDS.items() if not word_set.isdisjoint(lines)},
         model_numbers={word for word in words if any(char.isdigit() for char in word)},
         core_words=core_words,
+        rental=_rental(text),
+        bundle=_bundle(text),
+        lookalike=next((word for word in LOOKALIKE_WORDS if _has_word(text, word)), None),
+        sizes=_sizes(text),
     )
+
+
+_MONTHLY_FEE = re.compile(MONTHLY_FEE)
+# "A + B": a plus sign before a word that is not a number (1+1 is a count) — what a gift, a refill or the Plus
+# variant leave behind was read before.
+_PLUS_WORD = re.compile(rf"\+\s*([a-z{_HANGUL}][0-9a-z{_HANGUL}]*)")
+_BUNDLE_PATTERN = re.compile("|".join(map(re.escape, BUNDLE_WORDS)))
+_SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s*(?:ml|g|kg|l|gb|원))")
+_SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
+_SIZE_CONTEXT = re.compile(r"사이즈|size|치수")
+
+
+def _rental(text: str) -> str | None:
+    """The word or the monthly fee that shows a rental or a contract offer."""
+    for word in RENTAL_WORDS:
+        if _has_word(text, word):
+            return word
+    for word in RENTAL_WHOLE_WORDS:
+        if re.search(rf"(?<![0-9a-z{_HANGUL}]){word}(?![0-9a-z{_HANGUL}])", text):
+            return word
+    fee = _MONTHLY_FEE.search(text)
+    return fee.group(0) if fee else None
+
+
+def _bundle(text: str) -> str | None:
+    """What shows a set of several products: a plus sign before another word (not "plus", a refill or a count),
+    or a set word (세트구성, 더블팩)."""
+    for match in _PLUS_WORD.finditer(text):
+        word = match.group(1)
+        if word in ("리필", "refill", "plus") or word.startswith("리필"):
+            continue
+        return "+ " + word
+    found = _BUNDLE_PATTERN.search(text)
+    return found.group(0) if found else None
+
+
+def _sizes(text: str) -> dict[str, set[str]]:
+    """Shoe sizes (a bare number 200-320 by 5, or in mm), clothing sizes after a size word or standing
+    alone after a comma or slash, and bedding sizes."""
+    sizes: dict[str, set[str]] = {}
+    low, high = SHOE_SIZE_RANGE
+    shoes = {int(number) for number in _SHOE_NUMBER.findall(text)}
+    shoes = {number for number in shoes if low <= number <= high and number % 5 == 0}
+    if shoes:
+        sizes["shoe"] = {str(number) for number in shoes}
+    clothing = set()
+    for part in re.split(r"[,/]", text):
+        tokens = _SIZE_TOKEN.findall(part)
+        sized = bool(_SIZE_CONTEXT.search(part))
+        for token in tokens:
+            spelled = CLOTHING_SIZES.get(token)
+            if spelled and (sized or len(tokens) == 1) and not token.isdigit():
+                clothing.add(spelled)
+    if clothing:
+        sizes["clothing"] = clothing
+    bedding = {BEDDING_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in BEDDING_SIZES}
+    if bedding:
+        sizes["bedding"] = bedding
+    return sizes
 
 
 def _words(text: str) -> list[str]:
