@@ -79,7 +79,7 @@ def run_page(page: CorpusPage, judge: JudgeFn) -> PageRun:
     judgement = judge(page.product, listings)
     matched = [verdict.index for verdict in judgement.verdicts if verdict.same_product]
     lowest = min(matched, key=lambda index: listings[index].price) if matched else None
-    sure = tuple(is_sure for _, is_sure in judge_by_rules(page.product, [listing.title for listing in listings]))
+    sure = tuple(is_sure for _, is_sure in judge_by_rules(page.product, listings))
     return PageRun(
         page=page,
         judgement=judgement,

@@ -33,9 +33,12 @@ from search.titles import (
     is_code_like,
     normalise,
     read_title,
+    sound_key,
 )
 from search.vocabulary import (
+    ACCESSORY_KINDS,
     BRAND_ALIASES,
+    BRAND_LINES,
     COLOUR_QUALIFIERS,
     COLOURS,
     DEFAULT_LINE_WORDS,
@@ -44,12 +47,14 @@ from search.vocabulary import (
     KIND_GROUPS,
     KIND_WORDS,
     LOOKALIKE_AFTER_BRAND,
+    MADE_FOR_WORDS,
     NOTICE_WORDS,
     ONE_SIDED_VARIANTS,
     PACKAGING_WORDS,
     PLAIN_WORDS,
     SELLER_WORDS,
     STOP_WORDS,
+    TRANSLITERATIONS,
 )
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 
@@ -61,6 +66,10 @@ SOLD_BY = frozenset({"volume", "weight"})
 """Measures a product is sold by: one named where the product names the other is another form of it."""
 NAME_CODE_DIGITS = 2
 """A code read from the product name (no model_code given) needs this many digits: 6free is a line, not a model."""
+MIN_SOUND_KEY = 3
+"""Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
+SET_NUMBER_DIGITS = 5
+"""A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
 FAR_BELOW_SHARE = 0.5
 """A candidate priced below this share of the page's reference price is not believed on words alone.
 
@@ -70,6 +79,8 @@ undercuts a product by half is what is not it: a rental's monthly fee (1/20 to 1
 or a part carrying its name, a single unit of a multipack, a used or refurbished unit, a look-alike. Half leaves
 room for a real sale and still catches those."""
 
+PRICED_AS_PRODUCT_SHARE = 0.8
+"""A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
 HARMLESS = frozenset(STOP_WORDS | SELLER_WORDS | NOTICE_WORDS | PACKAGING_WORDS | DESCRIPTORS | PLAIN_WORDS)
 """Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
 _COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)
@@ -78,6 +89,12 @@ _KIND_GROUP_OF: dict[str, frozenset[str]] = {}
 for _group, _words in KIND_GROUPS.items():
     for _word in _words:
         _KIND_GROUP_OF[_word] = _KIND_GROUP_OF.get(_word, frozenset()) | {_group}
+_ACCESSORY_SPELLINGS = {spelling: kind for kind, spellings in ACCESSORY_KINDS.items() for spelling in spellings}
+_MADE_FOR_STEMS = ("리필", "교체", "전용")
+_LINE_WORDS_OF: dict[int, frozenset[str]] = {
+    group: frozenset(piece for line in BRAND_LINES.get(aliases[0], ()) for piece in canonical(line))
+    for group, aliases in enumerate(BRAND_ALIASES)
+}
 _DATE = re.compile(r"\d{2,4}[./-]\d{1,2}(?:[./-]\d{1,2})?|\d{4}년?")
 # One Hangul syllable left over from a glued word (형, 용, 향, 맛): an ending, not a word.
 _ONE_SYLLABLE = re.compile(r"[가-힣]")
@@ -142,9 +159,12 @@ class Product:
                 sorted(
                     compact(number)
                     for number in name.model_numbers
-                    if is_code_like(number)
-                    and len(compact(number)) >= MIN_CODE_CHARS
-                    and sum(char.isdigit() for char in number) >= NAME_CODE_DIGITS
+                    if (
+                        is_code_like(number)
+                        and len(compact(number)) >= MIN_CODE_CHARS
+                        and sum(char.isdigit() for char in number) >= NAME_CODE_DIGITS
+                    )
+                    or (number.isdigit() and len(number) >= SET_NUMBER_DIGITS)
                 )
             )
         spelled = compact(query.brand or "")
@@ -220,16 +240,42 @@ class MadeFor(Rule):
         extra_kinds = {kind: word for kind, word in listing.accessory_kinds.items() if kind not in name.accessory_kinds}
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))
+            if _priced_as_the_product(context) and not listing.made_for and not listing.compatible:
+                # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
+                return Caution(f"{kind} ({word}) named, but priced as the product")
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
         made_for = [word for word in listing.made_for if word not in name.made_for]
         if made_for and not name.accessory_kinds:
+            stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
+            if len(stems) == len(made_for) and not _sells_something_else(context, stems):
+                # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
+                return Caution(f"{made_for[0]}: said of the product itself")
             return Reject(f"made for the product ({made_for[0]}), not the product itself")
         if name.accessory_kinds and not set(name.accessory_kinds) & set(listing.accessory_kinds):
             kind = next(iter(name.accessory_kinds))
             return Reject(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+def _sells_something_else(context: Context, stems: list[str]) -> bool:
+    """The listing names, besides "<our word>용", a thing the product lacks: that thing is what it sells."""
+    stem_words = {piece for stem in stems for piece in read_title(stem.removesuffix("용")).words}
+    extra = [word for word in unexplained_words(context.product, context.listing) if word not in stem_words]
+    return any(_is_naming(word) for word in extra if not word.endswith("용"))
+
+
+def _priced_as_the_product(context: Context) -> bool:
+    """Our model code is there and the price is near the page's reference price (an accessory costs far less);
+    the caller also asks that nothing marks the listing as made for the product (전용, 호환, "…용")."""
+    return bool(
+        context.product.codes
+        and any(_code_in(code, context.listing) == "exact" for code in context.product.codes)
+        and context.price
+        and context.reference_price
+        and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
+    )
 
 
 class Rental(Rule):
@@ -363,7 +409,14 @@ class VariantAndLine(Rule):
         for variant in sorted(listing.variants ^ name.variants):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
                 continue
-            side = "the title says" if variant in listing.variants else "the title lacks"
+            says = variant in listing.variants
+            if _glued_in(variant, name if says else listing):
+                # 프로스태프 for Pro Staff: the variant's word is glued inside a word of the other side.
+                continue
+            side = "the title says" if says else "the title lacks"
+            if context.code_found:
+                # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
+                return Doubt(f"different variant: {side} {variant}") if says else Caution(f"{side} {variant}")
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
@@ -403,7 +456,20 @@ class ExtraWords(Rule):
         glued = [word for word in extra if _glued_to_name(word, product)]
         if glued:
             return Doubt(f"a word glued to the name: {glued[0]}")
+        codes = [word for word in extra if product.codes and _code_shaped(word)]
+        if codes:
+            return Doubt(f"another model code beside ours: {codes[0]} (a set or a choice)")
         naming = [word for word in extra if _is_naming(word) and not word.isascii()]
+        naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
+        beside = [word for word in naming if _beside_name(word, product, listing)]
+        letters = [
+            word
+            for word in listing.words
+            if len(word) == 1 and word.isalpha() and word.isascii() and word not in context.name.words
+        ]
+        beside += [word for word in letters if _beside_name(word, product, listing)]
+        if beside:
+            return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
             return Doubt(f"words the product lacks: {' '.join(naming[:3])}")
         return Caution(f"words the product lacks: {' '.join(extra[:3])}")
@@ -436,7 +502,7 @@ class Identity(Rule):
             return None
         product, listing, name = context.product, context.listing, context.name
         core = name.core_words
-        missing = [word for word in core if not _word_found(word, listing, name.spellings.get(word, set()))]
+        missing = [word for word in core if not _found_or_sized(word, listing, name)]
         found = len(core) - len(missing)
         share = found / len(core) if core else 0.0
         said = f"{found} of {len(core)} name words in the title"
@@ -540,10 +606,28 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
         return True
     if IMPLIED_BY.get(word) in listing.words:
         return True
-    compacted = compact(word)
-    if compacted and compacted in name.compact and len(compacted) >= 2:
+    # A made-for mark where the product is itself a part or an accessory (교체용 칫솔모, 리필모 for 칫솔모).
+    if name.accessory_kinds and (word in MADE_FOR_WORDS or word.startswith(_MADE_FOR_STEMS)):
         return True
-    if any(compacted.startswith(code) or code.startswith(compacted) for code in product.codes if len(compacted) >= 3):
+    # A line only our brand sells (플스 for a PlayStation): it names the brand, not another product.
+    if any(word in _LINE_WORDS_OF.get(group, ()) for group in product.brand_groups):
+        return True
+    compacted = compact(word)
+    if compacted and len(compacted) >= 2 and (compacted in name.compact or compacted in name.raw_compact):
+        return True
+    # A size the listing states (퀸사이즈, 270): the size rule compares it.
+    if any(_size_word(word) in values for values in listing.sizes.values()):
+        return True
+    # "펌프포함", "케이스포함": what comes in the box with the product.
+    if len(word) >= 3 and word.endswith(("포함", "구성")):
+        return True
+    # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte).
+    if _sounds_like_one_of(word, name.words):
+        return True
+    if any(compacted.startswith(code) or compacted in code for code in product.codes if len(compacted) >= 3):
+        return True  # our code, whole, extended or written in parts (SM S928N)
+    # An accessory word the accessory reading set aside (알루미늄 케이스 is a watch's own case).
+    if word in _ACCESSORY_SPELLINGS and _ACCESSORY_SPELLINGS[word] not in listing.accessory_kinds:
         return True
     # The product's brand as the shop spelled it, or a part of it (매일 for 매일유업).
     brand = compact(product.query.brand or "")
@@ -555,6 +639,20 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     # A glued word made only of explained pieces (강아지사료, 라이트스탠다드, 흰검).
     pieces = _pieces(word, product)
     return pieces is not None
+
+
+def _size_word(word: str) -> str:
+    from search.vocabulary import BEDDING_SIZES, CLOTHING_SIZES
+
+    return BEDDING_SIZES.get(word) or CLOTHING_SIZES.get(word) or word
+
+
+def _sounds_like_one_of(word: str, words: list[str]) -> bool:
+    key = sound_key(word)
+    if len(key) < MIN_SOUND_KEY:
+        return False
+    latin = word.isascii()
+    return any(other.isascii() != latin and sound_key(other) == key for other in words)
 
 
 def _pieces(word: str, product: Product) -> list[str] | None:
@@ -594,6 +692,45 @@ def _glued_to_name(word: str, product: Product) -> bool:
     return False
 
 
+def _glued_in(variant: str, title: Title) -> bool:
+    """The variant written inside a longer word of `title`, in either script (프로스태프 holds 프로)."""
+    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+    return any(spelling in word and spelling != word for word in title.text.split() for spelling in spellings)
+
+
+def _beside_name(word: str, product: Product, listing: Title) -> bool:
+    """`word` stands right before or after a naming word of the product (초코파이 쿠키앤크림, 수제 왕교자): a
+    flavour, line or edition is written there; descriptions come after the whole name."""
+    words = listing.words
+    core = [
+        word
+        for word in product.title.core_words
+        if not any(char.isdigit() for char in word) and word not in KIND_WORDS and word not in HARMLESS
+    ]
+    for position, candidate in enumerate(words):
+        if candidate != word:
+            continue
+        neighbours = words[max(position - 1, 0) : position] + words[position + 1 : position + 2]
+        for neighbour in neighbours:
+            codes = [code for code in product.codes if len(code) >= MIN_CODE_CHARS]
+            if not word.isascii() and any(compact(neighbour).startswith(code) for code in codes):
+                return True  # beside our model code (QXD8000 알파)
+            if any(_word_found(core_word, _one(neighbour)) for core_word in core):
+                return True
+    return False
+
+
+def _one(word: str) -> Title:
+    return read_title(word)
+
+
+def _code_shaped(word: str) -> bool:
+    """A model code or a set number: letters with two digits or more, or four digits or more (60205)."""
+    compacted = compact(word)
+    digits = sum(char.isdigit() for char in compacted)
+    return (is_code_like(compacted) and digits >= 2 and len(compacted) >= 4) or (compacted.isdigit() and digits >= 4)
+
+
 def _is_naming(word: str) -> bool:
     """A word that may name a product, a flavour or a line: two or more letters, no digit."""
     if any(char.isdigit() for char in word):
@@ -615,8 +752,13 @@ def _styled_after(listing: Title, product: Product) -> str | None:
 
 
 def _brand_spelled(brand: str | None, listing: Title) -> bool:
+    """The shop's brand in the title as the shop spells it, or in the other script by its sound (지누스 = ZINUS)."""
     spelled = compact(brand or "")
-    return bool(spelled) and any(compact(word).startswith(spelled) for word in listing.text.split())
+    if not spelled:
+        return False
+    return any(compact(word).startswith(spelled) for word in listing.text.split()) or _sounds_like_one_of(
+        spelled, [compact(word) for word in listing.text.split()]
+    )
 
 
 def _code_in(code: str, listing: Title) -> str | None:
@@ -638,16 +780,23 @@ def _code_in(code: str, listing: Title) -> str | None:
         if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
             if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS or longer == code:
                 return "exact"
-            if _separated_after(candidate, listing):
+            if longer == candidate and _separated_after(code, candidate, listing):
                 return "exact"
             extended = True
     return "extended" if extended else None
 
 
-def _separated_after(candidate: str, listing: Title) -> bool:
-    """The title writes the code with a separator before its tail (HX9044/67 is read whole elsewhere)."""
+def _separated_after(code: str, candidate: str, listing: Title) -> bool:
+    """The title writes a separator right after our code, before the candidate's tail (HX9044/67, NT940XGK-K51A):
+    the tail is an option code, not a sibling's letter."""
     written = listing.codes.get(candidate, "")
-    return any(sign in written for sign in "-./ ") and compact(written) != written
+    seen = 0
+    for position, char in enumerate(written):
+        if char.isalnum():
+            seen += 1
+            if seen == len(code):
+                return position + 1 < len(written) and not written[position + 1].isalnum()
+    return False
 
 
 def _continued(shorter: str, listing: Title) -> bool:
@@ -665,6 +814,9 @@ def _other_code(codes: tuple[str, ...], listing: Title) -> str | None:
             continue
         if candidate.isdigit() and candidate not in listing.separated_numbers:
             continue
+        written = listing.codes.get(candidate, "")
+        if " " in written and re.fullmatch(r"[a-z]{4,}", written.split()[0]):
+            continue  # a word and a number side by side (FACE 1996), not a code written apart (SM S928N)
         if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
             continue
         if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
@@ -727,9 +879,18 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
         for cut in range(2, len(word) - 1):
             if _word_found(word[:cut], listing) and _word_found(word[cut:], listing):
                 return True
+    if _sounds_like_one_of(word, listing.words):
+        return True
     if len(word) >= 4:
         return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
     return False
+
+
+def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
+    """A product word in the title, or the product's size written as a size (265 as 265mm)."""
+    if _word_found(word, listing, name.spellings.get(word, set())):
+        return True
+    return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 
 
 def _overlaps(core: list[str], listing: Title) -> bool:

@@ -29,6 +29,7 @@ from search.vocabulary.accessories import (
     GIFT_WORDS,
     MADE_FOR_WORDS,
     NOT_ACCESSORY,
+    NOT_COMPATIBLE,
 )
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
 from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS
@@ -36,7 +37,7 @@ from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS
 from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
-from search.vocabulary.counts import COUNT_UNITS, GLUED_UNITS, LARGE_UNITS_MAX, SMALL_UNITS_MIN
+from search.vocabulary.counts import COUNT_MULTIPLIERS, COUNT_UNITS, GLUED_UNITS, LARGE_UNITS_MAX, SMALL_UNITS_MIN
 from search.vocabulary.harmless import (
     DEFAULT_LINE_WORDS,
     DESCRIPTORS,
@@ -66,6 +67,7 @@ __all__ = [
     "COLOUR_SUFFIXES",
     "COMPATIBLE_WORDS",
     "CONDITION_WORDS",
+    "COUNT_MULTIPLIERS",
     "COUNT_UNITS",
     "DEFAULT_LINE_WORDS",
     "DESCRIPTORS",
@@ -86,6 +88,7 @@ __all__ = [
     "MONTHLY_FEE",
     "NOTICE_WORDS",
     "NOT_ACCESSORY",
+    "NOT_COMPATIBLE",
     "NOT_CONDITION",
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",

@@ -39,7 +39,7 @@ ACCESSORY_KINDS: dict[str, tuple[str, ...]] = {
     "bag": ("가방", "먼지봉투", "더스트백"),
     "nozzle": ("노즐", "호스", "브러시툴"),
     "grip": ("그립톡", "손목받침", "마우스패드"),
-    "cartridge": ("카트리지", "면도날", "교체날", "리필날"),
+    "cartridge": ("카트리지", "면도날", "교체날", "리필날", "잉크", "토너카트리지", "ink"),
 }
 # A watch's own case is not an accessory: "45mm 알루미늄 케이스", "스테인리스 스틸 케이스".
 NOT_ACCESSORY = ("알루미늄 케이스", "aluminum case", "스테인리스 케이스", "스테인리스 스틸 케이스", "티타늄 케이스")
@@ -47,6 +47,17 @@ NOT_ACCESSORY = ("알루미늄 케이스", "aluminum case", "스테인리스 케
 # 호환 (third-party compatible) is never the product unless the product says so; the others are fine when the
 # product is itself an accessory or a part (a replacement brush head sold as 교체용 칫솔모).
 COMPATIBLE_WORDS = ("호환", "compatible")
+# A list of the machines a genuine consumable fits ("HP 2135 3635 호환 기종") is not a third-party mark.
+NOT_COMPATIBLE = (
+    "호환기종",
+    "호환 기종",
+    "호환모델",
+    "호환 모델",
+    "호환 프린터",
+    "호환프린터",
+    "사용기종",
+    "사용 기종",
+)
 MADE_FOR_WORDS = {"전용": "전용", "교체용": "교체용", "리필": "리필", "replacement": "교체용", "refill": "리필"}
 """Each mark → its Korean spelling, so that "Refill" and "리필" are the same mark."""
 # A free gift or an included item is not what the listing sells: "(+케이스 증정)", "사은품 증정".

@@ -32,10 +32,19 @@ COLOURS: dict[str, tuple[str, ...]] = {
     "nickel": ("니켈", "nickel"),
     "cream": ("크림", "cream"),
     "turquoise": ("터콰이즈", "turquoise"),
+    "copper": ("코퍼", "리치코퍼", "copper"),
+    "lilac": ("라일락", "lilac"),
+    "charcoal": ("차콜", "챠콜", "charcoal"),
+    "khaki": ("카키", "khaki"),
+    "wine": ("와인", "버건디", "burgundy"),
 }
 COLOUR_SUFFIXES = ("", "색", "색상", "컬러")
 # Words that only qualify a colour (블랙 티타늄, 스페이스 그레이): not part of what identifies the product.
 COLOUR_QUALIFIERS = frozenset(
     {"티타늄", "titanium", "스페이스", "space", "메탈", "metal", "매트", "matte", "펄", "pearl", "딥", "deep"}
-    | {"다크", "dark", "문스톤", "플래티넘", "시에라", "트리플"}
+    | {"다크", "dark", "문스톤", "플래티넘", "시에라", "트리플", "페일", "pale", "클라우드", "cloud", "라이트", "네온"}
+    | {"로즈", "rose", "빈카", "프러시안", "아이시", "icy", "샌드", "sand", "스모크"}
+    | {"아이스", "ice", "어썸", "awesome", "앰버", "amber", "코발트", "cobalt", "샤도우", "섀도우", "shadow", "쉐도우"}
+    | {"오션", "ocean", "스카이", "sky", "light", "미디엄", "medium", "스톤워시", "stonewash", "워시", "wash"}
+    | {"뉴트럴", "멜란지", "melange"}
 )

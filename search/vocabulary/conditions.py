@@ -11,7 +11,7 @@ from __future__ import annotations
 CONDITION_WORDS = (
     "중고", "리퍼", "전시", "반품", "공기계", "박스훼손", "포장훼손",
     "패키지훼손", "단순개봉", "개봉상품", "개봉품", "개봉제품", "재포장", "스크래치", "찍힘", "흠집", "하자",
-    "사용감", "새상품급", "테스터", "진열", "박스개봉", "used", "refurbished", "refurb", "renewed", "openbox",
+    "사용감", "새상품급", "테스터", "진열", "박스개봉", "재생잉크", "재생토너", "재생품", "재제조", "used", "refurbished", "refurb", "renewed", "openbox",
 )  # fmt: skip
 # Words that contain a condition word but say something else (중고등학생: middle and high school pupils).
 NOT_CONDITION = (

@@ -32,9 +32,24 @@ SELLER_WORDS = frozenset(
     }
     | {"공식스토어", "판매처", "본사", "직영", "정품인증", "정품보장", "당일배송", "익일배송", "오늘출발", "오늘출고"}
     | {"즉시출고", "즉시발송", "빠른출고", "무료설치", "설치", "배송", "무료", "택배", "로켓", "로켓와우", "와우"}
-    | {"특가", "할인", "세일", "최저가", "초특가", "핫딜", "행사", "이벤트", "한정", "인기", "추천", "베스트", "best"}
+    | {"특가", "할인", "세일", "최저가", "초특가", "핫딜", "행사", "이벤트", "한정", "인기", "추천", "best"}
     | {"신제품", "신형", "최신", "new", "신상", "2023", "2024", "2025", "2026", "년형", "출시", "정품등록", "as"}
     | {"가능", "보증", "무상", "1년", "국내as", "kc인증", "인증", "kc", "쿠팡", "단독", "상품", "제품", "스토어"}
+    | {"순정", "순정품", "풀구성", "풀박스", "미개봉", "무결점", "정식", "정식발매", "국내정식발매", "코리아", "korea"}
+    | {
+        "공식파트너",
+        "공식수입",
+        "공식수입원",
+        "수입원",
+        "일시불",
+        "베어툴",
+        "본체만",
+        "단품",
+        "해외직구",
+        "직구",
+        "구매대행",
+    }
+    | {"압축배송", "박스포장", "개별포장", "낱개", "사이즈", "size", "자급제", "자급제폰", "언락", "unlocked"}
 )
 # Notices that leave a unit new (a near best-before date is still a new unit of the product).
 NOTICE_WORDS = frozenset({"유통기한", "소비기한", "임박", "까지", "유통기한임박", "소비기한임박", "제조", "제조일"})
@@ -47,7 +62,8 @@ DEFAULT_LINE_WORDS = frozenset({"original", "오리지날", "regular", "기본�
 # Plain descriptions that praise or describe a product without naming another one (a machine's features, a
 # garment's fit): they make a verdict unsure only with an LLM to ask, never a different product by themselves.
 DESCRIPTORS = frozenset(
-    {
+    {"브러시리스", "브러쉬리스", "brushless", "무쇠", "주물", "스테인리스", "스텐", "원목", "순면", "면", "cotton"}
+    | {
         "노이즈캔슬링",
         "노캔",
         "저소음",
@@ -93,11 +109,7 @@ DESCRIPTORS = frozenset(
     | {
         "남성용",
         "여성용",
-        "아동용",
         "성인용",
-        "어린이",
-        "키즈",
-        "kids",
         "남성",
         "여성",
         "남자",
@@ -122,5 +134,25 @@ DESCRIPTORS = frozenset(
     }
     | {"고급", "명품", "선물", "선물용", "선물세트용", "답례품", "홈", "home", "오피스", "office", "캠핑", "camping"}
     | {"차량용", "겸용", "다용도", "멀티", "multi", "올인원", "all", "in", "one", "with", "and", "the", "for", "of"}
-    | {"wifi", "와이파이", "wi-fi", "usb", "usb-c", "c타입", "type", "타입", "방수", "생활방수", "무소음", "저전력"}
+    | {
+        "ai",
+        "인공지능",
+        "wifi",
+        "와이파이",
+        "wi-fi",
+        "usb",
+        "usb-c",
+        "c타입",
+        "type",
+        "타입",
+        "방수",
+        "생활방수",
+        "무소음",
+        "저전력",
+    }
+    # a computer's parts and system, a keyboard's lights: specifications, not another product
+    | {"코어", "core", "인텔", "intel", "라이젠", "ryzen", "윈도우", "windows", "홈", "칩", "cpu", "gpu", "램", "ram"}
+    | {"백라이트", "backlight", "rgb", "퍼포먼스", "performance", "고주사율", "광시야각", "무선충전", "고속충전"}
+    # claims of functional cosmetics (기능성 화장품) as the Korean regulator names them
+    | {"기능성", "탈모증상완화", "탈모완화", "미백", "주름개선", "자외선차단", "미백기능성", "주름기능성"}
 )

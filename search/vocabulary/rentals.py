@@ -9,7 +9,7 @@ from __future__ import annotations
 
 RENTAL_WORDS = (
     "렌탈", "렌털", "랜탈", "구독", "약정", "대여", "의무사용", "의무기간", "월납", "월요금", "월이용료",
-    "방문관리", "자가관리형", "rental", "lease", "subscription",
+    "rental", "lease", "subscription",
 )  # fmt: skip
 """A word that marks a rental or contract offer, anywhere in a word (정수기렌탈)."""
 RENTAL_WHOLE_WORDS = ("리스", "장기렌트", "렌트")
