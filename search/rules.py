@@ -39,6 +39,7 @@ from search.vocabulary import (
     ACCESSORY_KINDS,
     BRAND_ALIASES,
     BRAND_LINES,
+    CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     COLOURS,
     DEFAULT_LINE_WORDS,
@@ -48,6 +49,7 @@ from search.vocabulary import (
     KIND_WORDS,
     LOOKALIKE_AFTER_BRAND,
     MADE_FOR_WORDS,
+    NETWORKS,
     NOTICE_WORDS,
     ONE_SIDED_VARIANTS,
     PACKAGING_WORDS,
@@ -66,6 +68,8 @@ SOLD_BY = frozenset({"volume", "weight"})
 """Measures a product is sold by: one named where the product names the other is another form of it."""
 NAME_CODE_DIGITS = 2
 """A code read from the product name (no model_code given) needs this many digits: 6free is a line, not a model."""
+YIELD_COUNT = 100
+"""A count this large where the product states none is more likely a yield or a sheet count than that many units."""
 MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
 SET_NUMBER_DIGITS = 5
@@ -89,6 +93,7 @@ _KIND_GROUP_OF: dict[str, frozenset[str]] = {}
 for _group, _words in KIND_GROUPS.items():
     for _word in _words:
         _KIND_GROUP_OF[_word] = _KIND_GROUP_OF.get(_word, frozenset()) | {_group}
+_BRAND_COMPACTS = frozenset(compact(alias) for aliases in BRAND_ALIASES for alias in aliases)
 _ACCESSORY_SPELLINGS = {spelling: kind for kind, spellings in ACCESSORY_KINDS.items() for spelling in spellings}
 _MADE_FOR_STEMS = ("리필", "교체", "전용")
 _LINE_WORDS_OF: dict[int, frozenset[str]] = {
@@ -343,7 +348,7 @@ class OtherModel(Rule):
                     ours = product.query.model_code or code
                     return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
                 return None
-        other = _other_code(product.codes, listing)
+        other = _other_code(product.codes, listing, compact(product.query.product_name))
         if other:
             ours = product.query.model_code or product.codes[0]
             return Reject(f"model code {listing.codes[other].upper()}, not {ours.upper()}")
@@ -392,6 +397,13 @@ class PackCount(Rule):
     name = "pack count"
 
     def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        if not name.counted and listing.pack_count >= YIELD_COUNT:
+            # "1,000매" on a toner the shop names without a count: a yield or a sheet count, not 1,000 units.
+            return Doubt(f"a count of {listing.pack_count} where the product states none")
+        if (name.bare_count and listing.pack_count == 1) or (listing.bare_count and name.pack_count == 1):
+            # "+2x100" may be a size (#2 x 100mm) as well as a count: no counter word says which.
+            return Doubt(f"a count of {max(name.pack_count, listing.pack_count)} read from a bare multiplication")
         if context.name.pack_count != context.listing.pack_count:
             return Reject(f"different pack count: {context.listing.pack_count} instead of {context.name.pack_count}")
         return None
@@ -420,6 +432,18 @@ class VariantAndLine(Rule):
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        ours, theirs = _networks(name), _networks(listing)
+        if ours and theirs and not ours & theirs:
+            return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")
+        shades_ours = set(name.words) & COLOUR_QUALIFIERS
+        shades_theirs = set(listing.words) & COLOUR_QUALIFIERS
+        added = {shade for shade in shades_theirs - shades_ours if not _sounds_like_one_of(shade, list(shades_ours))}
+        dropped = {
+            shade for shade in shades_ours - shades_theirs if not _sounds_like_one_of(shade, list(shades_theirs))
+        }
+        if added and dropped:
+            # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
+            return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
         extra_lines = listing.lines - name.lines
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
@@ -450,24 +474,37 @@ class ExtraWords(Rule):
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
+        letters = [
+            word
+            for position, word in enumerate(listing.words)
+            if word.isascii()
+            and len(word) == 1
+            and word not in context.name.words
+            and word not in CLOTHING_SIZES
+            and not _part_of_a_name(listing.words, position, product)
+        ]
+        letters = [
+            word
+            for word in letters
+            if _beside_name(word, product, listing)
+            and not re.search(rf"(?<![0-9a-z]){word}(?=[가-힣]|-?type)", listing.plain)
+        ]
+        if letters:
+            # One Latin letter or a small number beside the name names a variant or a successor (Chrome Soft X,
+            # 스위치 2); a letter glued to a Hangul word names a type or a part (C타입, S펜).
+            return Doubt(f"a letter or number beside the name: {' '.join(letters[:3])}")
         extra = unexplained_words(product, listing)
         if not extra:
             return None
         glued = [word for word in extra if _glued_to_name(word, product)]
         if glued:
             return Doubt(f"a word glued to the name: {glued[0]}")
-        codes = [word for word in extra if product.codes and _code_shaped(word)]
+        codes = [word for word in extra if _code_shaped(word) and any(_shape(word) == _shape(c) for c in product.codes)]
         if codes:
-            return Doubt(f"another model code beside ours: {codes[0]} (a set or a choice)")
+            return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
         naming = [word for word in extra if _is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
         beside = [word for word in naming if _beside_name(word, product, listing)]
-        letters = [
-            word
-            for word in listing.words
-            if len(word) == 1 and word.isalpha() and word.isascii() and word not in context.name.words
-        ]
-        beside += [word for word in letters if _beside_name(word, product, listing)]
         if beside:
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
@@ -509,7 +546,7 @@ class Identity(Rule):
         if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
             return Reject(said)
         other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
-        can_be_left_out = KIND_WORDS | PLAIN_WORDS
+        can_be_left_out = KIND_WORDS | HARMLESS
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
             # that names one (그린 무라벨, 스파클링) may be another product of the brand.
@@ -624,7 +661,11 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte).
     if _sounds_like_one_of(word, name.words):
         return True
-    if any(compacted.startswith(code) or compacted in code for code in product.codes if len(compacted) >= 3):
+    if any(
+        compacted.startswith(code) or compacted in code or code in compacted
+        for code in product.codes
+        if len(compacted) >= 3
+    ):
         return True  # our code, whole, extended or written in parts (SM S928N)
     # An accessory word the accessory reading set aside (알루미늄 케이스 is a watch's own case).
     if word in _ACCESSORY_SPELLINGS and _ACCESSORY_SPELLINGS[word] not in listing.accessory_kinds:
@@ -648,11 +689,17 @@ def _size_word(word: str) -> str:
 
 
 def _sounds_like_one_of(word: str, words: list[str]) -> bool:
+    """`word` sounds like one of `words` written in the other script, or like two of them side by side
+    (퍼마소프트 = PERMA SOFT)."""
     key = sound_key(word)
     if len(key) < MIN_SOUND_KEY:
         return False
     latin = word.isascii()
-    return any(other.isascii() != latin and sound_key(other) == key for other in words)
+    others = [other for other in words if other.isascii() != latin]
+    pairs = [
+        first + second for first, second in itertools.pairwise(words) if first.isascii() == second.isascii() != latin
+    ]
+    return any(sound_key(other) == key for other in [*others, *pairs])
 
 
 def _pieces(word: str, product: Product) -> list[str] | None:
@@ -692,6 +739,20 @@ def _glued_to_name(word: str, product: Product) -> bool:
     return False
 
 
+def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
+    """The word with a neighbour spells a word of the product or a brand (3 in 1 for 3in1, Levi's)."""
+    word = words[position]
+    joined = [words[position - 1] + word] if position else []
+    joined += [word + words[position + 1]] if position + 1 < len(words) else []
+    name = product.title.compact + compact(product.query.product_name)
+    return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
+
+
+def _networks(title: Title) -> set[str]:
+    words = set(title.words) | set(title.text.split())
+    return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
+
+
 def _glued_in(variant: str, title: Title) -> bool:
     """The variant written inside a longer word of `title`, in either script (프로스태프 holds 프로)."""
     spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
@@ -702,11 +763,7 @@ def _beside_name(word: str, product: Product, listing: Title) -> bool:
     """`word` stands right before or after a naming word of the product (초코파이 쿠키앤크림, 수제 왕교자): a
     flavour, line or edition is written there; descriptions come after the whole name."""
     words = listing.words
-    core = [
-        word
-        for word in product.title.core_words
-        if not any(char.isdigit() for char in word) and word not in KIND_WORDS and word not in HARMLESS
-    ]
+    core = [word for word in product.title.core_words if word not in KIND_WORDS and word not in HARMLESS]
     for position, candidate in enumerate(words):
         if candidate != word:
             continue
@@ -722,6 +779,11 @@ def _beside_name(word: str, product: Product, listing: Title) -> bool:
 
 def _one(word: str) -> Title:
     return read_title(word)
+
+
+def _shape(word: str) -> str:
+    """A code's shape: letters as a, digits as 9 (PG945 and CL946 are both aa999; 60337 and 60205 are 99999)."""
+    return re.sub("[a-z가-힣]", "a", re.sub("[0-9]", "9", compact(word)))
 
 
 def _code_shaped(word: str) -> bool:
@@ -756,6 +818,8 @@ def _brand_spelled(brand: str | None, listing: Title) -> bool:
     spelled = compact(brand or "")
     if not spelled:
         return False
+    if spelled in listing.raw_compact and not spelled.isascii():
+        return True  # 반석 스포츠 for 반석스포츠
     return any(compact(word).startswith(spelled) for word in listing.text.split()) or _sounds_like_one_of(
         spelled, [compact(word) for word in listing.text.split()]
     )
@@ -806,7 +870,7 @@ def _continued(shorter: str, listing: Title) -> bool:
     )
 
 
-def _other_code(codes: tuple[str, ...], listing: Title) -> str | None:
+def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") -> str | None:
     """A model code in the title that is not ours: a sibling (SM-S918N) or another model altogether."""
     digits_only = any(code.isdigit() for code in codes)
     for candidate in listing.codes:
@@ -815,8 +879,10 @@ def _other_code(codes: tuple[str, ...], listing: Title) -> str | None:
         if candidate.isdigit() and candidate not in listing.separated_numbers:
             continue
         written = listing.codes.get(candidate, "")
-        if " " in written and re.fullmatch(r"[a-z]{4,}", written.split()[0]):
-            continue  # a word and a number side by side (FACE 1996), not a code written apart (SM S928N)
+        if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
+            continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
+        if candidate in name_compact:
+            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA")
         if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
             continue
         if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
@@ -841,7 +907,18 @@ def _other_model_number(name: Title, listing: Title) -> str | None:
 
 
 def _number_in(number: str, listing: Title) -> bool:
-    return compact(number) in {compact(word) for word in listing.model_numbers}
+    """Our model number among the title's: whole, after the maker's letters (HP680 for 680), or as a measure's value
+    (0.7mm for 0.7)."""
+    ours = compact(number)
+    for word in listing.model_numbers:
+        theirs = compact(word)
+        if theirs == ours or (theirs.endswith(ours) and theirs[: -len(ours)].isalpha() and ours[0].isdigit()):
+            return True
+    try:
+        value = float(number)
+    except ValueError:
+        return False
+    return any(value in values for values in listing.measures.values())
 
 
 def _same_shape(ours: str, theirs: str) -> bool:

@@ -73,7 +73,9 @@ _PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
 _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 _RATINGS = re.compile(RATING_NOTATIONS)
 # "150gX10캔", "2Lx6": a multiplication sign glued between a number (or its unit) and the next number.
-_GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))[x×*](?=\d)")
+# "150gX10캔", "2L x 6", "12캔 x 2": a multiplication sign after a number (or its unit) and before the next
+# number becomes ×, so that an x elsewhere stays a letter (크롬소프트 X).
+_GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))\s*[x×*]\s*(?=\d)")
 # "30m30롤": a measure glued to the next number.
 # Not inside a code: ILCE-7M4 and A7M4 keep their 7M4.
 _GLUED_NUMBER = re.compile(r"(?<![0-9a-z-])(\d+(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
@@ -123,7 +125,7 @@ _PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
 _MADE_FOR_SUFFIX = re.compile(rf"([0-9a-z{_HANGUL}]+)용(?![{_HANGUL}])")
 # One-syllable endings a product word takes when glued (라임향, 흑미밥, 밴드형): split off before reading.
 _SUFFIX_SYLLABLES = frozenset("향맛밥형색면")
-_TIMES_SIGNS = frozenset({"x", "×"})
+_TIMES_SIGNS = frozenset({"×"})
 _LATIN_WORDS = frozenset(word for word in TRANSLITERATIONS.values() if word.isascii() and word.isalpha())
 
 _COLOUR_FORMS = {
@@ -170,6 +172,8 @@ class Title:
     """Naming words in one spelling (갤럭시 → galaxy), measures and counts cut out."""
     compact: str
     """The words joined without spaces: a glued word is found in it (갤럭시북4 → galaxybook4)."""
+    plain: str = ""
+    """The title case-folded, gifts dropped, before scripts are split (C타입 still glued)."""
     raw_compact: str = ""
     """The title's own spelling without spaces (라이트스탠다드, where the words say lite)."""
     spellings: dict[str, set[str]] = field(default_factory=dict)
@@ -183,6 +187,10 @@ class Title:
     """Numbers written with a separator, as a code is (203591-060 → 203591060)."""
     measures: dict[str, set[float]] = field(default_factory=dict)
     pack_count: int = 1
+    counted: bool = False
+    """The title states a count (a title stating none sells one unit)."""
+    bare_count: bool = False
+    """The count comes only from a bare multiplication ("+2x100"): no counter word says it counts units."""
     colours: set[str] = field(default_factory=set)
     variants: set[str] = field(default_factory=set)
     lines: set[str] = field(default_factory=set)
@@ -216,7 +224,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
-    text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 x ", text))
+    text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 × ", text))
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
     for spaced, joined in LATIN_COMPOUNDS.items():
         text = text.replace(spaced, joined)
@@ -354,6 +362,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         text=text,
         words=words,
         compact="".join(compact(word) for word in words),
+        plain=plain,
         raw_compact=compact(text),
         spellings=spellings,
         codes=_code_candidates(rest),
@@ -363,6 +372,8 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         },
         measures=measures,
         pack_count=pack_count,
+        counted=pack_count != 1 or _states_a_count(text),
+        bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
         colours={name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines=set(_LINE_WORDS & word_set),
@@ -497,6 +508,10 @@ def _pack_count(text: str) -> tuple[int, str]:
     if total:
         return int(total.group(1)), rest
     return (math.prod(count for count in counts if count > 0) if counts else 1), rest
+
+
+def _states_a_count(text: str) -> bool:
+    return bool(_COUNT.search(text) or _TOTAL_COUNT.search(text) or _TIMES_COUNT.search(text))
 
 
 def _restated(plain: str, pack_count: int) -> int:
@@ -643,7 +658,9 @@ def sound_key(word: str) -> str:
         text = word.lower()
         for spelled, sound in _LATIN_SOUNDS:
             text = text.replace(spelled, sound)
-        sounds = list(re.sub("[^a-z]", "", text).translate(_LATIN_CONSONANTS))
+        # Korean spells a Latin r before a consonant or at the end as nothing (솔가 for solgar, 퍼마 for perma).
+        text = re.sub(r"r(?![aeiouy])", "", re.sub("[^a-z]", "", text))
+        sounds = list(text.translate(_LATIN_CONSONANTS))
     else:
         for char in word:
             code = ord(char) - 0xAC00

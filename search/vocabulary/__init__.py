@@ -52,7 +52,7 @@ from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATI
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, TRANSLITERATIONS
-from search.vocabulary.variants import LINE_WORDS, ONE_SIDED_VARIANTS, VARIANTS
+from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, VARIANTS
 
 __all__ = [
     "ACCESSORY_KINDS",
@@ -86,6 +86,7 @@ __all__ = [
     "MADE_FOR_WORDS",
     "MEASURE_UNITS",
     "MONTHLY_FEE",
+    "NETWORKS",
     "NOTICE_WORDS",
     "NOT_ACCESSORY",
     "NOT_COMPATIBLE",

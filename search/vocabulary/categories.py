@@ -10,7 +10,7 @@ its kind words as a new group (see tests/search/judge_corpus/README.md).
 from __future__ import annotations
 
 KIND_GROUPS: dict[str, frozenset[str]] = {
-    "pet food": frozenset({"사료", "건사료", "습식사료", "간식", "고양이", "강아지", "캣", "독", "펫푸드", "강아지사료", "고양이사료"}),
+    "pet food": frozenset({"사료", "건사료", "습식사료", "간식", "캣", "독", "펫푸드", "강아지사료", "고양이사료"}),
     "hair": frozenset({"샴푸", "린스", "컨디셔너", "트리트먼트", "헤어", "헤어팩"}),
     "body": frozenset({"바디워시", "바디로션", "핸드크림"}),
     "skin": frozenset({"로션", "크림", "세럼", "앰플", "에센스", "toner", "스킨", "토너", "수분크림", "아이크림", "패드"}),
@@ -83,7 +83,7 @@ KIND_GROUPS: dict[str, frozenset[str]] = {
     "fitness": frozenset({"덤벨", "케틀벨", "바벨", "원판", "런닝머신", "트레드밀", "요가매트", "폼롤러"}),
     "balls": frozenset({"골프공", "테니스공", "축구공", "농구공", "배구공", "탁구공", "공"}),
     "gloves": frozenset({"골프장갑", "장갑"}),
-    "pet supplies": frozenset({"급수기", "분수", "하네스", "목줄", "리드줄", "모래", "고양이모래", "배변판"}),
+    "pet supplies": frozenset({"급수기", "분수", "정수기", "하네스", "목줄", "리드줄", "모래", "고양이모래", "배변판"}),
     "tools": frozenset({"드릴", "해머드릴", "햄머드릴", "충전드릴", "드라이버", "임팩드라이버", "그라인더", "공구"}),
     "ink": frozenset({"잉크", "토너", "카트리지", "잉크카트리지", "토너카트리지"}),
     "tyres": frozenset({"타이어", "tire", "tyre"}),

@@ -62,7 +62,9 @@ DEFAULT_LINE_WORDS = frozenset({"original", "오리지날", "regular", "기본�
 # Plain descriptions that praise or describe a product without naming another one (a machine's features, a
 # garment's fit): they make a verdict unsure only with an LLM to ask, never a different product by themselves.
 DESCRIPTORS = frozenset(
-    {"브러시리스", "브러쉬리스", "brushless", "무쇠", "주물", "스테인리스", "스텐", "원목", "순면", "면", "cotton"}
+    {"고양이", "강아지", "반려견", "반려묘", "애견", "애묘", "펫", "fit", "핏", "자가설치", "방문설치", "설치비별도"}
+    | {"장착비별도", "무료장착", "출장장착"}
+    | {"브러시리스", "브러쉬리스", "brushless", "무쇠", "주물", "스테인리스", "스텐", "원목", "순면", "면", "cotton"}
     | {
         "노이즈캔슬링",
         "노캔",
@@ -152,7 +154,7 @@ DESCRIPTORS = frozenset(
     }
     # a computer's parts and system, a keyboard's lights: specifications, not another product
     | {"코어", "core", "인텔", "intel", "라이젠", "ryzen", "윈도우", "windows", "홈", "칩", "cpu", "gpu", "램", "ram"}
-    | {"백라이트", "backlight", "rgb", "퍼포먼스", "performance", "고주사율", "광시야각", "무선충전", "고속충전"}
+    | {"백라이트", "backlight", "퍼포먼스", "performance", "고주사율", "광시야각", "무선충전", "고속충전"}
     # claims of functional cosmetics (기능성 화장품) as the Korean regulator names them
     | {"기능성", "탈모증상완화", "탈모완화", "미백", "주름개선", "자외선차단", "미백기능성", "주름기능성"}
 )

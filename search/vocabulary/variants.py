@@ -31,10 +31,16 @@ LINE_WORDS = (
     "zero", "무설탕", "decaf", "바나나", "메론", "멜론", "수박", "키위", "코코넛", "카라멜", "캐러멜", "쑥", "고구마",
     "옥수수", "양파", "마늘", "새우", "해물", "김치", "불고기", "갈비", "짬뽕", "짜파", "툼바", "로제", "까르보",
     "마라", "트러플", "할라피뇨", "청양", "와사비", "허니", "갈릭", "어니언", "솔트", "저염", "저당", "무가당",
-    "무첨가", "유기농", "오가닉", "비건", "무알콜", "논알콜", "스파클링", "헤어볼", "다이어트", "주니어", "키즈", "kids", "어린이",
+    "무첨가", "유기농", "오가닉", "비건", "무알콜", "논알콜", "스파클링", "헤어볼", "다이어트", "주니어", "kids", "어린이",
     "아동", "여성", "시트러스", "플로럴", "머스크", "무향", "유칼립투스", "피톤치드", "스페셜", "한정판",
     "리미티드", "콜라보", "rich", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
     "origin", "키튼", "시니어", "adult", "퍼피", "건면", "lite", "mac", "렌즈킷", "kit",
     # An edition or bundle sold as its own product (크리에이터 에디션, 번들 패키지): what it adds is what is sold.
     "edition", "bundle", "번들", "패키지", "콤보", "combo", "isolate", "아이솔레이트", "gore-tex", "고어텍스",
 )  # fmt: skip
+
+# How a device connects: a Wi-Fi tablet is not its 5G/LTE sibling. Compared only when both sides name one.
+NETWORKS: dict[str, tuple[str, ...]] = {
+    "wifi": ("wifi", "wi-fi", "와이파이"),
+    "cellular": ("5g", "lte", "4g", "셀룰러", "cellular"),
+}
