@@ -68,6 +68,7 @@ SOLD_BY = frozenset({"volume", "weight"})
 """Measures a product is sold by: one named where the product names the other is another form of it."""
 NAME_CODE_DIGITS = 2
 """A code read from the product name (no model_code given) needs this many digits: 6free is a line, not a model."""
+BESIDE = True
 YIELD_COUNT = 100
 """A count this large where the product states none is more likely a yield or a sheet count than that many units."""
 MIN_SOUND_KEY = 3
@@ -504,7 +505,7 @@ class ExtraWords(Rule):
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
         naming = [word for word in extra if _is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
-        beside = [word for word in naming if _beside_name(word, product, listing)]
+        beside = [word for word in naming if _beside_name(word, product, listing)] if BESIDE else []
         if beside:
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
@@ -958,7 +959,8 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
                 return True
     if _sounds_like_one_of(word, listing.words):
         return True
-    if len(word) >= 4:
+    if len(word) >= 4 and not any(char.isdigit() for char in word):
+        # Spelling variants of a word; never of a number (1pgrade is not 1ppgrade, S23 is not S24).
         return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
     return False
 

@@ -79,6 +79,8 @@ _GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))\s*[x×*]\s*(?=\d)")
 # "30m30롤": a measure glued to the next number.
 # Not inside a code: ILCE-7M4 and A7M4 keep their 7M4.
 _GLUED_NUMBER = re.compile(r"(?<![0-9a-z-])(\d+(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
+# A grade written with plus signs (한우 1++, 1+ 등급): 1++ is not 1+, and neither is a count (1+1 has a digit after).
+_GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])")
 # "1,000 IU": a thousands separator, not a list.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).
@@ -223,6 +225,7 @@ def normalise(text: str) -> str:
     """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
+    text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
     text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 × ", text))
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))

@@ -36,7 +36,7 @@ COLOURS: dict[str, tuple[str, ...]] = {
     "lilac": ("라일락", "lilac"),
     "charcoal": ("차콜", "챠콜", "charcoal"),
     "khaki": ("카키", "khaki"),
-    "wine": ("와인", "버건디", "burgundy"),
+    "burgundy": ("버건디", "burgundy"),
 }
 COLOUR_SUFFIXES = ("", "색", "색상", "컬러")
 # Words that only qualify a colour (블랙 티타늄, 스페이스 그레이): not part of what identifies the product.

@@ -63,7 +63,19 @@ DEFAULT_LINE_WORDS = frozenset({"original", "오리지날", "regular", "기본�
 # garment's fit): they make a verdict unsure only with an LLM to ask, never a different product by themselves.
 DESCRIPTORS = frozenset(
     {"고양이", "강아지", "반려견", "반려묘", "애견", "애묘", "펫", "fit", "핏", "자가설치", "방문설치", "설치비별도"}
-    | {"장착비별도", "무료장착", "출장장착"}
+    | {
+        "냉장",
+        "냉동",
+        "선물세트",
+        "선물포장",
+        "장착비별도",
+        "무료장착",
+        "출장장착",
+        "자가관리",
+        "자가관리형",
+        "방문관리",
+        "방문관리형",
+    }
     | {"브러시리스", "브러쉬리스", "brushless", "무쇠", "주물", "스테인리스", "스텐", "원목", "순면", "면", "cotton"}
     | {
         "노이즈캔슬링",
