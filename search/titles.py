@@ -33,6 +33,7 @@ from search.vocabulary import (
     COUNT_UNITS,
     GIFT_WORDS,
     GLUED_UNITS,
+    KIND_GROUPS,
     KIND_WORDS,
     LARGE_UNITS_MAX,
     LATIN_COMPOUNDS,
@@ -113,7 +114,8 @@ def _units(units) -> str:
 
 
 _MEASURE = re.compile(
-    r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
+    # Not inside a code (CHP-6310L is no 6310 litres).
+    r"(?<![0-9a-z.])(?<![a-z]-)(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
 )
 _COUNT = re.compile(
     r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
@@ -404,6 +406,8 @@ _SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s
 _DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+)(?![0-9a-z])")
 _SHOE_RANGE = re.compile(r"(?<![0-9])(\d{3})\s*(?:mm)?\s*[~-]\s*(\d{3})(?![0-9])")
 _SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
+# Kind words of clothes: in a title naming one, a lone S/M/L/XL is its size.
+_GARMENT_WORDS = frozenset().union(*(KIND_GROUPS[group] for group in ("tops", "bottoms", "outer", "underwear")))
 _SIZE_CONTEXT = re.compile(r"사이즈|size|치수")
 
 
@@ -443,12 +447,13 @@ def _sizes(text: str) -> dict[str, set[str]]:
     if shoes:
         sizes["shoe"] = {str(number) for number in shoes}
     clothing = set()
+    garment = bool(set(_SIZE_TOKEN.findall(text)) & _GARMENT_WORDS)
     for part in re.split(r"[,/]", text):
         tokens = _SIZE_TOKEN.findall(part)
         sized = bool(_SIZE_CONTEXT.search(part))
         for token in tokens:
             spelled = CLOTHING_SIZES.get(token)
-            if spelled and (sized or len(tokens) == 1) and not token.isdigit():
+            if spelled and (sized or len(tokens) == 1 or garment) and not token.isdigit():
                 clothing.add(spelled)
     if clothing:
         sizes["clothing"] = clothing
