@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +52,8 @@ class PageRun:
     """The label of the reported listing (None when nothing was reported)."""
     sure: tuple[bool, ...]
     """Per candidate, whether the rules were sure of their verdict."""
+    seconds: float = 0.0
+    """How long the judge took on the page."""
 
     @property
     def right(self) -> bool:
@@ -76,10 +79,12 @@ class PageRun:
 def run_page(page: CorpusPage, judge: JudgeFn) -> PageRun:
     candidates = page.candidates
     listings = [listing.as_listing(position) for position, listing in enumerate(candidates)]
+    started = time.perf_counter()
     judgement = judge(page.product, listings)
+    elapsed = time.perf_counter() - started
     matched = [verdict.index for verdict in judgement.verdicts if verdict.same_product]
     lowest = min(matched, key=lambda index: listings[index].price) if matched else None
-    sure = tuple(is_sure for _, is_sure in judge_by_rules(page.product, [listing.title for listing in listings]))
+    sure = tuple(is_sure for _, is_sure in judge_by_rules(page.product, listings))
     return PageRun(
         page=page,
         judgement=judgement,
@@ -87,6 +92,7 @@ def run_page(page: CorpusPage, judge: JudgeFn) -> PageRun:
         reported_title=listings[lowest].title if lowest is not None else "",
         reported_same=candidates[lowest].same if lowest is not None else None,
         sure=sure,
+        seconds=elapsed,
     )
 
 
@@ -247,7 +253,15 @@ def main(argv: list[str] | None = None) -> int:
     traps = Counter(trap for page in pages for trap in page.traps)
     print(f"corpus: {len(pages)} pages ({', '.join(f'{m} {n}' for m, n in sorted(markups.items()))})")
     print("pages per trap class: " + ", ".join(f"{trap} {count}" for trap, count in sorted(traps.items())))
-    report([run_page(page, rules_judge) for page in pages], label="rules judge", errors=args.errors)
+    runs = [run_page(page, rules_judge) for page in pages]
+    report(runs, label="rules judge", errors=args.errors)
+    elapsed = sorted(run.seconds for run in runs)
+    candidates = sum(len(page.candidates) for page in pages)
+    print(
+        f"judge time         {1000 * sum(elapsed) / len(runs):.1f} ms per page on average, median"
+        f" {1000 * elapsed[len(elapsed) // 2]:.1f} ms, slowest {1000 * elapsed[-1]:.1f} ms"
+        f" ({1000 * sum(elapsed) / candidates:.2f} ms per candidate; judge_listings without an LLM)"
+    )
     if args.llm:
         llm_comparison(pages, errors=args.errors)
     return 0

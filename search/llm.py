@@ -44,10 +44,20 @@ NOT the product: accessories, parts and consumables for it (케이스, 커버, �
 "V12 호환 필터", "에어팟용 케이스"); items marked 호환, 전용, 교체용 or "…용"; used, refurbished, display, returned \
 or open-box units (중고, 리퍼, 리퍼비시, 전시, 전시상품, 반품, 개봉, 박스훼손, 테스터, S급/A급/B급, 공기계); other \
 models and other brands — unless the product itself is such an item.
+NOT a price of the product either: a rental, subscription or contract offer (렌탈, 구독, 약정, 대여, \
+"월 29,900원"), whose price is a fee, not a purchase; a set or bundle that adds another product or a second unit \
+the shop did not ask for (A + B 세트, 2대 세트); another size (shoes 260 vs 270, clothes M vs L, 퀸 vs 킹); a \
+look-alike or substitute from another maker (대체, 스타일, 호환, OEM); a sibling whose model code extends ours by a \
+letter or two.
 A free gift in the title ("(+케이스 증정)", "사은품") does not change what is sold.
+What a listing says beyond the product is evidence, never noise: a word or number the product does not have and \
+that is not a harmless mark (seller tags, 정품, 국내정발, shipping words, plain descriptions) makes a match doubtful, \
+above all a flavour, line or edition word beside the name or glued to it. A matching model code is strong evidence, \
+not proof: it does not outweigh such words.
 The user message is JSON: the product, then the candidates with their index, title and price in won. \
-shop_price_won, when given, is the shop's own price: a listing far cheaper is likely an accessory, a part or a \
-used unit. A wrong match is worse than none: when in doubt, same_product is false.
+shop_price_won, when given, is the shop's own price: a listing far below it needs more evidence, not less (an \
+accessory, a part, a used unit or a monthly fee). A wrong match is worse than none: when in doubt, same_product \
+is false.
 Return one verdict per candidate, each index exactly once: same_product, confidence (0 to 1) in that verdict, \
 and a reason of at most 12 words."""
 

@@ -19,25 +19,38 @@ from functools import lru_cache
 
 from search.vocabulary import (
     ACCESSORY_KINDS,
+    BEDDING_SIZES,
     BRAND_ALIASES,
     BRAND_LINES,
+    BUNDLE_WORDS,
+    CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     COLOUR_SUFFIXES,
     COLOURS,
     COMPATIBLE_WORDS,
     CONDITION_WORDS,
+    COUNT_MULTIPLIERS,
     COUNT_UNITS,
     GIFT_WORDS,
     GLUED_UNITS,
+    KIND_GROUPS,
+    KIND_WORDS,
     LARGE_UNITS_MAX,
     LATIN_COMPOUNDS,
     LINE_WORDS,
+    LOOKALIKE_AFTER_BRAND,
+    LOOKALIKE_WORDS,
     MADE_FOR_WORDS,
     MEASURE_UNITS,
+    MONTHLY_FEE,
     NOT_ACCESSORY,
+    NOT_COMPATIBLE,
     NOT_CONDITION,
     NOT_WEIGHTS,
     RATING_NOTATIONS,
+    RENTAL_WHOLE_WORDS,
+    RENTAL_WORDS,
+    SHOE_SIZE_RANGE,
     SMALL_UNITS_MIN,
     STOP_WORDS,
     TRANSLITERATIONS,
@@ -46,6 +59,8 @@ from search.vocabulary import (
 
 MIN_CODE_CHARS = 5
 """A shorter letters-and-digits word (S24, V12) is a model number, not a model code that settles it alone."""
+DIMENSION_MIN = 20
+"""Both sides of a bare "AxB" at least this: a dimension (32x32, 50x70); else a count (100 x 10)."""
 CODE_SUFFIX_CHARS = 8
 """Letters a seller may append to a model code for region or colour (SM-S928N → SM-S928NZKEKOO)."""
 
@@ -59,9 +74,20 @@ _PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
 _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 _RATINGS = re.compile(RATING_NOTATIONS)
 # "150gX10캔", "2Lx6": a multiplication sign glued between a number (or its unit) and the next number.
-_GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))[x×*](?=\d)")
+# "150gX10캔", "2L x 6", "12캔 x 2": a multiplication sign after a number (or its unit) and before the next
+# number becomes ×, so that an x elsewhere stays a letter (크롬소프트 X).
+_GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))\s*[x×*]\s*(?=\d)")
 # "30m30롤": a measure glued to the next number.
-_GLUED_NUMBER = re.compile(r"(\d(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
+# Not inside a code: ILCE-7M4 and A7M4 keep their 7M4.
+_GLUED_NUMBER = re.compile(r"(?<![0-9a-z-])(\d+(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
+# A grade written with plus signs (한우 1++, 1+ 등급): 1++ is not 1+, and neither is a count (1+1 has a digit after).
+_GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])")
+# "1,000 IU": a thousands separator, not a list.
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).
+_DIMENSION = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})\s*(mm|cm|m)?(?![0-9a-z.])")
+# A tyre size: 245/45R18, 245/45ZR18, 245 45 18.
+_TYRE = re.compile(r"(?<![0-9])(\d{3})\s*[/ ]\s*(\d{2})\s*z?r?\s*(\d{2})(?![0-9])")
 _GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
 # "s24+", "max+ 자동먼지비움": a + glued to a model word names the Plus variant; "본품+리필" (a word glued after
 # it) and "2+1", "s24+ 256gb" (a number after it, read as counts and measures) do not.
@@ -88,7 +114,8 @@ def _units(units) -> str:
 
 
 _MEASURE = re.compile(
-    r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
+    # Not inside a code (CHP-6310L is no 6310 litres).
+    r"(?<![0-9a-z.])(?<![a-z]-)(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
 )
 _COUNT = re.compile(
     r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
@@ -102,7 +129,7 @@ _PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
 _MADE_FOR_SUFFIX = re.compile(rf"([0-9a-z{_HANGUL}]+)용(?![{_HANGUL}])")
 # One-syllable endings a product word takes when glued (라임향, 흑미밥, 밴드형): split off before reading.
 _SUFFIX_SYLLABLES = frozenset("향맛밥형색면")
-_TIMES_SIGNS = frozenset({"x", "×"})
+_TIMES_SIGNS = frozenset({"×"})
 _LATIN_WORDS = frozenset(word for word in TRANSLITERATIONS.values() if word.isascii() and word.isalpha())
 
 _COLOUR_FORMS = {
@@ -117,7 +144,16 @@ _BRAND_WORDS = frozenset(alias for aliases in BRAND_ALIASES for alias in aliases
 # Words a glued Hangul word may be cut into (갤럭시버즈 → 갤럭시 버즈, 필립스정품 → 필립스 정품).
 _KNOWN_HANGUL = frozenset(
     word
-    for word in (*TRANSLITERATIONS, *LINE_WORDS, *_BRAND_WORDS, *_COLOUR_WORDS, *STOP_WORDS, *COLOUR_QUALIFIERS)
+    for word in (
+        *TRANSLITERATIONS,
+        *LINE_WORDS,
+        *_BRAND_WORDS,
+        *_COLOUR_WORDS,
+        *STOP_WORDS,
+        *COLOUR_QUALIFIERS,
+        *LOOKALIKE_AFTER_BRAND,
+        *KIND_WORDS,
+    )
     if re.fullmatch(f"[{_HANGUL}]{{2,}}", word)
 )
 _ACCESSORY_PATTERNS = tuple(
@@ -140,6 +176,8 @@ class Title:
     """Naming words in one spelling (갤럭시 → galaxy), measures and counts cut out."""
     compact: str
     """The words joined without spaces: a glued word is found in it (갤럭시북4 → galaxybook4)."""
+    plain: str = ""
+    """The title case-folded, gifts dropped, before scripts are split (C타입 still glued)."""
     raw_compact: str = ""
     """The title's own spelling without spaces (라이트스탠다드, where the words say lite)."""
     spellings: dict[str, set[str]] = field(default_factory=dict)
@@ -153,6 +191,10 @@ class Title:
     """Numbers written with a separator, as a code is (203591-060 → 203591060)."""
     measures: dict[str, set[float]] = field(default_factory=dict)
     pack_count: int = 1
+    counted: bool = False
+    """The title states a count (a title stating none sells one unit)."""
+    bare_count: bool = False
+    """The count comes only from a bare multiplication ("+2x100"): no counter word says it counts units."""
     colours: set[str] = field(default_factory=set)
     variants: set[str] = field(default_factory=set)
     lines: set[str] = field(default_factory=set)
@@ -171,13 +213,23 @@ class Title:
     """Words with a digit that are not a measure or a count (s24, 15, sm-s928n)."""
     core_words: list[str] = field(default_factory=list)
     """Words that identify the product: no brand, colour, variant, stop word or one-letter word."""
+    rental: str | None = None
+    """The word or fee that shows a rental or contract offer (렌탈, 약정, "월 29,900원")."""
+    bundle: str | None = None
+    """What shows a set of several products: "+ <another product>" (not a count, a refill or a gift), 세트구성."""
+    lookalike: str | None = None
+    """The word that shows a substitute or a copy (대체품, OEM, 짝퉁)."""
+    sizes: dict[str, set[str]] = field(default_factory=dict)
+    """Shoe ("260"), clothing ("m", "xl") and bedding ("queen") sizes, each in one spelling."""
 
 
 def normalise(text: str) -> str:
     """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
     text = unicodedata.normalize("NFKC", text or "").casefold()
-    text = _RATINGS.sub(" ", _BRACKETS.sub(" ", text))
-    text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 x ", text))
+    text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
+    text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
+    text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
+    text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 × ", text))
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
     for spaced, joined in LATIN_COMPOUNDS.items():
         text = text.replace(spaced, joined)
@@ -185,6 +237,14 @@ def normalise(text: str) -> str:
         lambda m: f"{m.group(1)} {m.group(2)}" if m.group(1) in _LATIN_WORDS else m.group(0), text
     )
     return _SCRIPT_BOUNDARY.sub(" ", text)
+
+
+def _dimension_word(match: re.Match) -> str:
+    """ "50x70cm" → "50by70": one size word; "100 x 10" stays a count (a bare dimension needs both sides ≥ 20)."""
+    first, second, unit = int(match.group(1)), int(match.group(2)), match.group(3)
+    if not unit and min(first, second) < DIMENSION_MIN:
+        return match.group(0)
+    return f" {match.group(1)}by{match.group(2)} "
 
 
 def compact(text: str) -> str:
@@ -206,15 +266,26 @@ def _names_gift(note: str) -> bool:
 
 def _drop_bare_gift(match: re.Match) -> str:
     words = match.group(0).split()
-    # Keep the words before the gift that are not accessories: they still describe the product.
-    kept = [word for word in words[:-1] if not any(spelling in word for _, spelling, _ in _ACCESSORY_PATTERNS)]
+    # The word right before 증정 is the gift ("운동장갑 증정"); keep the earlier ones that are not accessories: they
+    # still describe the product.
+    gift = words[-2:-1] if words[-1] in ("증정", "사은품") else []
+    kept = [
+        word
+        for word in words[: len(words) - 1 - len(gift)]
+        if not any(spelling in word for _, spelling, _ in _ACCESSORY_PATTERNS)
+    ]
     return " " + " ".join(kept) + " "
 
 
 @lru_cache(maxsize=4096)
 def segments(word: str) -> tuple[str, ...]:
     """A word cut where it glues known words, in its own spelling (갤럭시버즈 → 갤럭시, 버즈)."""
-    if word in TRANSLITERATIONS or word in _BRAND_WORDS or not re.fullmatch(f"[{_HANGUL}]{{3,}}", word):
+    if (
+        word in TRANSLITERATIONS
+        or word in _BRAND_WORDS
+        or word in _COLOUR_WORDS
+        or not re.fullmatch(f"[{_HANGUL}]{{3,}}", word)
+    ):
         return (word,)
     for size in range(len(word) - 1, 1, -1):
         head, rest = word[:size], word[size:]
@@ -256,7 +327,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         dimension, scale = MEASURE_UNITS.get(unit, ("generation", 1))
         measures.setdefault(dimension, set()).add(round(value * scale, 3))
     rest = _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
-    pack_count, rest = _pack_count(rest)
+    pack_count, rest = _pack_count(_DIMENSION_WORD.sub(" ", rest))
     pack_count = _restated(plain, pack_count)
 
     words: list[str] = []
@@ -272,7 +343,10 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
     brand_groups = brand_groups_of(words, rest)
     brand_group_words = {alias for group in brand_groups for alias in BRAND_ALIASES[group]}
     word_set = frozenset(words)
-    compatible = next((word for word in COMPATIBLE_WORDS if _has_word(text, word)), None)
+    fits = text
+    for phrase in NOT_COMPATIBLE:
+        fits = fits.replace(phrase, " ")
+    compatible = next((word for word in COMPATIBLE_WORDS if _has_word(fits, word)), None)
     made_for = [MADE_FOR_WORDS.get(word, word) for word in MADE_FOR_WORDS if _has_word(text, word)]
     made_for += _made_for_stems(plain, product_words)
     core_words = [
@@ -293,6 +367,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         text=text,
         words=words,
         compact="".join(compact(word) for word in words),
+        plain=plain,
         raw_compact=compact(text),
         spellings=spellings,
         codes=_code_candidates(rest),
@@ -302,6 +377,8 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         },
         measures=measures,
         pack_count=pack_count,
+        counted=pack_count != 1 or _states_a_count(text),
+        bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
         colours={name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines=set(_LINE_WORDS & word_set),
@@ -313,7 +390,80 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         line_brands={group for group, lines in _LINE_BRANDS.items() if not word_set.isdisjoint(lines)},
         model_numbers={word for word in words if any(char.isdigit() for char in word)},
         core_words=core_words,
+        rental=_rental(text),
+        bundle=_bundle(text),
+        lookalike=next((word for word in LOOKALIKE_WORDS if _has_word(text, word)), None),
+        sizes=_sizes(text),
     )
+
+
+_MONTHLY_FEE = re.compile(MONTHLY_FEE)
+# "A + B": a plus sign before a word that is not a number (1+1 is a count) — what a gift, a refill or the Plus
+# variant leave behind was read before.
+_PLUS_WORD = re.compile(rf"\+\s*([a-z{_HANGUL}][0-9a-z{_HANGUL}]*|\d{{4,}}(?![0-9a-z]))")
+_BUNDLE_PATTERN = re.compile("|".join(map(re.escape, BUNDLE_WORDS)))
+_SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s*(?:ml|g|kg|l|gb|원))")
+_DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+)(?![0-9a-z])")
+_SHOE_RANGE = re.compile(r"(?<![0-9])(\d{3})\s*(?:mm)?\s*[~-]\s*(\d{3})(?![0-9])")
+_SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
+# Kind words of clothes: in a title naming one, a lone S/M/L/XL is its size.
+_GARMENT_WORDS = frozenset().union(*(KIND_GROUPS[group] for group in ("tops", "bottoms", "outer", "underwear")))
+_SIZE_CONTEXT = re.compile(r"사이즈|size|치수")
+
+
+def _rental(text: str) -> str | None:
+    """The word or the monthly fee that shows a rental or a contract offer."""
+    for word in RENTAL_WORDS:
+        if _has_word(text, word):
+            return word
+    for word in RENTAL_WHOLE_WORDS:
+        if re.search(rf"(?<![0-9a-z{_HANGUL}]){word}(?![0-9a-z{_HANGUL}])", text):
+            return word
+    fee = _MONTHLY_FEE.search(text)
+    return fee.group(0) if fee else None
+
+
+def _bundle(text: str) -> str | None:
+    """What shows a set of several products: a plus sign before another word (not "plus", a refill or a count),
+    or a set word (세트구성, 더블팩)."""
+    for match in _PLUS_WORD.finditer(text):
+        word = match.group(1)
+        if word in ("리필", "refill", "plus") or word.startswith("리필"):
+            continue
+        return "+ " + word
+    found = _BUNDLE_PATTERN.search(text)
+    return found.group(0) if found else None
+
+
+def _sizes(text: str) -> dict[str, set[str]]:
+    """Shoe sizes (a bare number 200-320 by 5, or in mm), clothing sizes after a size word or standing
+    alone after a comma or slash, and bedding sizes."""
+    sizes: dict[str, set[str]] = {}
+    low, high = SHOE_SIZE_RANGE
+    shoes = {int(number) for number in _SHOE_NUMBER.findall(text)}
+    for start, end in _SHOE_RANGE.findall(text):
+        shoes |= set(range(int(start), int(end) + 1, 5)) if 0 < int(end) - int(start) <= high - low else set()
+    shoes = {number for number in shoes if low <= number <= high and number % 5 == 0}
+    if shoes:
+        sizes["shoe"] = {str(number) for number in shoes}
+    clothing = set()
+    garment = bool(set(_SIZE_TOKEN.findall(text)) & _GARMENT_WORDS)
+    for part in re.split(r"[,/]", text):
+        tokens = _SIZE_TOKEN.findall(part)
+        sized = bool(_SIZE_CONTEXT.search(part))
+        for token in tokens:
+            spelled = CLOTHING_SIZES.get(token)
+            if spelled and (sized or len(tokens) == 1 or garment) and not token.isdigit():
+                clothing.add(spelled)
+    if clothing:
+        sizes["clothing"] = clothing
+    dimensions = set(_DIMENSION_WORD.findall(text))
+    if dimensions:
+        sizes["dimension"] = dimensions
+    bedding = {BEDDING_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in BEDDING_SIZES}
+    if bedding:
+        sizes["bedding"] = bedding
+    return sizes
 
 
 def _words(text: str) -> list[str]:
@@ -332,8 +482,16 @@ def _condition(text: str) -> str | None:
     cleaned = text
     for word in NOT_CONDITION:
         cleaned = cleaned.replace(word, " ")
+    # "박스 훼손" is 박스훼손: Hangul words are looked for with the spaces between Hangul taken out.
+    joined = re.sub(rf"(?<=[{_HANGUL}])\s+(?=[{_HANGUL}])", "", cleaned)
+    for word in NOT_CONDITION:
+        joined = joined.replace(word.replace(" ", ""), " ")
     for word in CONDITION_WORDS:
-        if (word in cleaned) if not word.isascii() else re.search(rf"(?<![a-z]){word}(?![a-z])", cleaned):
+        if (
+            (word in cleaned or word in joined)
+            if not word.isascii()
+            else re.search(rf"(?<![a-z]){word}(?![a-z])", cleaned)
+        ):
             return word
     if re.search(r"(?<![a-z])open\s*box(?![a-z])", cleaned):
         return "open box"
@@ -347,7 +505,7 @@ def _pack_count(text: str) -> tuple[int, str]:
     for match in _COUNT.finditer(text):
         number, unit = int(match.group(1)), match.group(2).removesuffix("입") or match.group(2)
         if number >= SMALL_UNITS_MIN.get(unit, 0) and number <= LARGE_UNITS_MAX.get(unit, number):
-            counts.append(number)
+            counts.append(number * COUNT_MULTIPLIERS.get(unit, 1))
     in_set = [int(match.group(1) or 1) + int(match.group(2) or 1) for match in _WITH_REFILL.finditer(text)]
     # "6개입 x 2팩": the "x" before a counted number is not a second count of it.
     rest = _WITH_REFILL.sub(" 본품 리필 ", _COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text)))
@@ -358,6 +516,10 @@ def _pack_count(text: str) -> tuple[int, str]:
     if total:
         return int(total.group(1)), rest
     return (math.prod(count for count in counts if count > 0) if counts else 1), rest
+
+
+def _states_a_count(text: str) -> bool:
+    return bool(_COUNT.search(text) or _TOTAL_COUNT.search(text) or _TIMES_COUNT.search(text))
 
 
 def _restated(plain: str, pack_count: int) -> int:
@@ -476,3 +638,42 @@ def _line_brands() -> dict[int, frozenset[str]]:
 
 
 _LINE_BRANDS = _line_brands()
+
+
+# --- the same word in the other script, by its sound ------------------------------------------------------
+
+_INITIALS = ("k", "k", "n", "t", "t", "l", "m", "p", "p", "s", "s", "", "j", "j", "j", "k", "t", "p", "")
+_FINALS = (
+    "", "k", "k", "k", "n", "n", "n", "t", "l", "l", "l", "l", "l", "l", "l", "l", "m", "p", "p", "s", "s", "nk",
+    "j", "j", "k", "t", "p", "",
+)  # fmt: skip
+_LATIN_SOUNDS = (
+    ("sch", "s"), ("ph", "p"), ("ck", "k"), ("sh", "s"), ("ch", "j"), ("th", "t"), ("qu", "kw"), ("x", "ks"),
+    ("ce", "se"), ("ci", "si"), ("cy", "sy"), ("ge", "je"), ("gi", "ji"), ("gy", "jy"),
+)  # fmt: skip
+_LATIN_CONSONANTS = str.maketrans("cgzqbfvdr", "kkjkppptl", "aeiouwyh")
+
+
+@lru_cache(maxsize=8192)
+def sound_key(word: str) -> str:
+    """The consonants of a word as they sound, the same for its Hangul and its Latin spelling (스타우브 and
+    staub → stp, 지누스 and zinus → jns, 꼬꼬떼 and cocotte → kt): vowels, h, w and y dropped, b/p/f/v as p,
+    d/t as t, g/k/c/q as k, j/z/ch as j, l/r as l, doubled sounds once. Empty for a word with a digit."""
+    if not word or any(char.isdigit() for char in word):
+        return ""
+    sounds = []
+    if word.isascii():
+        text = word.lower()
+        for spelled, sound in _LATIN_SOUNDS:
+            text = text.replace(spelled, sound)
+        # Korean spells a Latin r before a consonant or at the end as nothing (솔가 for solgar, 퍼마 for perma).
+        text = re.sub(r"r(?![aeiouy])", "", re.sub("[^a-z]", "", text))
+        sounds = list(text.translate(_LATIN_CONSONANTS))
+    else:
+        for char in word:
+            code = ord(char) - 0xAC00
+            if not 0 <= code < 11172:
+                continue
+            sounds += [_INITIALS[code // 588], _FINALS[code % 28]]
+    key = "".join(sounds)
+    return re.sub(r"(.)\1+", r"\1", key)

@@ -100,6 +100,14 @@ def test_the_judge_instructions_say_used_units_accessories_and_pack_arithmetic_a
         assert phrase in JUDGE_INSTRUCTIONS
 
 
+def test_the_judge_instructions_carry_what_spec_4_3_now_says_is_not_a_price_of_the_product():
+    for phrase in ("렌탈", "구독", "약정", "월 29,900원", "A + B 세트", "2대", "260 vs 270", "퀸 vs 킹", "대체", "OEM"):
+        assert phrase in JUDGE_INSTRUCTIONS
+    assert "evidence, never noise" in JUDGE_INSTRUCTIONS
+    assert "not proof" in JUDGE_INSTRUCTIONS
+    assert "needs more evidence, not less" in JUDGE_INSTRUCTIONS
+
+
 @pytest.mark.django_db
 def test_each_round_records_which_verdicts_came_from_rules_and_which_from_the_llm(llm, fake_openai):
     page = [listing(SETTLED[0], 99_000), listing(UNSURE[0], 189_000), listing(SETTLED[3], 199_000)]

@@ -1,0 +1,986 @@
+"""The judge's rules (SPEC §4 step 3): one small rule per idea, in one ordered list, each weighing evidence.
+
+Each rule reads the product and one listing (both read by search.titles) and says one of:
+- `Reject`: the listing is not the product, and the rule is sure of it (a used unit, a case, a rental, a set …);
+- `Doubt`: something in the listing speaks against it strongly enough that, without an LLM to ask, it is no
+  match (uncertain);
+- `Caution`: something the rules cannot place (a word the product does not have, a code extended by letters);
+  the verdict may still be "same", but not sure — with an LLM it goes to the LLM;
+- nothing (None).
+
+RULES runs in order; the first Reject ends it. The last rule, Identity, decides "same" only when the product's
+naming words or model code are there, and the verdict is *sure* only when Identity has a model code match and no
+rule said Doubt or Caution: certainty is earned, never given by a model code alone. Price is evidence too
+(PricePlausibility), judged against the page: see search.judge.judge_by_rules for how the page's reference price
+is found. Every rule names the vocabulary file it reads (search/vocabulary/).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from search.listings import ProductQuery
+from search.titles import (
+    CODE_SUFFIX_CHARS,
+    MIN_CODE_CHARS,
+    Title,
+    brand_groups_of,
+    canonical,
+    compact,
+    is_code_like,
+    normalise,
+    read_title,
+    sound_key,
+)
+from search.vocabulary import (
+    ACCESSORY_KINDS,
+    BRAND_ALIASES,
+    BRAND_LINES,
+    CLOTHING_SIZES,
+    COLOUR_QUALIFIERS,
+    COLOURS,
+    DEFAULT_LINE_WORDS,
+    DESCRIPTORS,
+    IMPLIED_BY,
+    KIND_GROUPS,
+    KIND_WORDS,
+    LOOKALIKE_AFTER_BRAND,
+    MADE_FOR_WORDS,
+    NETWORKS,
+    NOTICE_WORDS,
+    ONE_SIDED_VARIANTS,
+    PACKAGING_WORDS,
+    PLAIN_WORDS,
+    SELLER_WORDS,
+    STOP_WORDS,
+    TRANSLITERATIONS,
+)
+from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
+
+FUZZY_WORD_RATIO = 0.85
+"""difflib ratio at which a long word counts as found (spelling variants)."""
+UNRELATED_SHARE = 0.34
+"""Below this share of the product's naming words a title is about something else (sure)."""
+SOLD_BY = frozenset({"volume", "weight"})
+"""Measures a product is sold by: one named where the product names the other is another form of it."""
+NAME_CODE_DIGITS = 2
+"""A code read from the product name (no model_code given) needs this many digits: 6free is a line, not a model."""
+BESIDE = True
+YIELD_COUNT = 100
+"""A count this large where the product states none is more likely a yield or a sheet count than that many units."""
+MIN_SOUND_KEY = 3
+"""Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
+SET_NUMBER_DIGITS = 5
+"""A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
+FAR_BELOW_SHARE = 0.5
+"""A candidate priced below this share of the page's reference price is not believed on words alone.
+
+Why one half: on the labelled corpus no genuine listing costs less than 0.72 of the shop's own price or 0.84 of
+the median of the page's genuine listings (marketplace discounts on new goods rarely pass 30-40 %), while what
+undercuts a product by half is what is not it: a rental's monthly fee (1/20 to 1/60 of the price), an accessory
+or a part carrying its name, a single unit of a multipack, a used or refurbished unit, a look-alike. Half leaves
+room for a real sale and still catches those."""
+
+PRICED_AS_PRODUCT_SHARE = 0.8
+"""A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
+HARMLESS = frozenset(STOP_WORDS | SELLER_WORDS | NOTICE_WORDS | PACKAGING_WORDS | DESCRIPTORS | PLAIN_WORDS)
+"""Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
+_COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)
+_BRAND_WORDS = frozenset(word for aliases in BRAND_ALIASES for alias in aliases for word in alias.split())
+_KIND_GROUP_OF: dict[str, frozenset[str]] = {}
+for _group, _words in KIND_GROUPS.items():
+    for _word in _words:
+        _KIND_GROUP_OF[_word] = _KIND_GROUP_OF.get(_word, frozenset()) | {_group}
+_BRAND_COMPACTS = frozenset(compact(alias) for aliases in BRAND_ALIASES for alias in aliases)
+_ACCESSORY_SPELLINGS = {spelling: kind for kind, spellings in ACCESSORY_KINDS.items() for spelling in spellings}
+_MADE_FOR_STEMS = ("리필", "교체", "전용")
+_LINE_WORDS_OF: dict[int, frozenset[str]] = {
+    group: frozenset(piece for line in BRAND_LINES.get(aliases[0], ()) for piece in canonical(line))
+    for group, aliases in enumerate(BRAND_ALIASES)
+}
+_DATE = re.compile(r"\d{2,4}[./-]\d{1,2}(?:[./-]\d{1,2})?|\d{4}년?")
+# One Hangul syllable left over from a glued word (형, 용, 향, 맛): an ending, not a word.
+_ONE_SYLLABLE = re.compile(r"[가-힣]")
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Not the product, and the rules are sure of it."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """Evidence against: no match without an LLM, and the LLM decides with one."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Caution:
+    """Evidence the rules cannot place: a "same" verdict is never sure with it."""
+
+    reason: str
+
+
+Finding = Reject | Doubt | Caution | None
+
+
+@dataclass(frozen=True)
+class Product:
+    """The product as the rules compare it: its name read once, its brands and model codes."""
+
+    query: ProductQuery
+    title: Title
+    brand_groups: frozenset[int]
+    codes: tuple[str, ...]
+    brand_in_name: bool
+    """The shop wrote the brand in the name: a title must name it too (or a line only it sells)."""
+    kind_groups: frozenset[str] = frozenset()
+    """The KIND_GROUPS the product's kind words belong to (empty when it names no kind)."""
+    sold_by_measure: bool = False
+    """Sold by weight or volume (food, drink, cosmetics, detergent): such goods come in flavours, scents and
+    lines no word list can hold, so a naming word the product lacks is a Doubt, not a Caution."""
+
+    @classmethod
+    def of(cls, query: ProductQuery) -> Product:
+        name = read_title(query.product_name, brand=query.brand)
+        brand_text = normalise(query.brand or "")
+        groups = name.brand_groups | name.line_brands | brand_groups_of(re.findall(r"\S+", brand_text), brand_text)
+        # A name may glue its brand to the product (동원참치, 쿠쿠밥솥).
+        groups |= {
+            group
+            for group, aliases in enumerate(BRAND_ALIASES)
+            for alias in aliases
+            if len(alias) >= 2 and not alias.isascii() and any(word.startswith(alias) for word in name.words)
+        }
+        if query.model_code:
+            codes = (compact(query.model_code),)
+        else:
+            codes = tuple(
+                sorted(
+                    compact(number)
+                    for number in name.model_numbers
+                    if (
+                        is_code_like(number)
+                        and len(compact(number)) >= MIN_CODE_CHARS
+                        and sum(char.isdigit() for char in number) >= NAME_CODE_DIGITS
+                    )
+                    or (number.isdigit() and len(number) >= SET_NUMBER_DIGITS)
+                )
+            )
+        spelled = compact(query.brand or "")
+        brand_in_name = bool(name.brand_groups) or bool(spelled and spelled in compact(query.product_name))
+        kinds = frozenset().union(*(_KIND_GROUP_OF.get(word, frozenset()) for word in name.words))
+        return cls(
+            query=query,
+            title=name,
+            brand_groups=frozenset(groups),
+            codes=codes,
+            brand_in_name=brand_in_name,
+            kind_groups=kinds,
+            sold_by_measure=bool(set(name.measures) & SOLD_BY),
+        )
+
+
+@dataclass
+class Context:
+    """What the rules share while judging one listing."""
+
+    product: Product
+    listing: Title
+    price: int | None = None
+    reference_price: int | None = None
+    """The page's reference price (search.judge.judge_by_rules): None on the first pass."""
+    code_found: str | None = None
+    """Our model code as the listing writes it, set by OtherModel."""
+    code_exact: bool = False
+    """The code is ours exactly or with a known regional/colour tail (not extended by unknown letters)."""
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def name(self) -> Title:
+        return self.product.title
+
+    @property
+    def ours_named(self) -> bool:
+        return bool(self.product.brand_groups & self.listing.brand_groups) or _brand_spelled(
+            self.product.query.brand, self.listing
+        )
+
+
+class Rule:
+    """One idea of SPEC §4 step 3. `check` returns a Finding or None; `name` is how reasons and tests call it."""
+
+    name = "rule"
+
+    def check(self, context: Context) -> Finding:
+        raise NotImplementedError
+
+
+class Condition(Rule):
+    """A used, refurbished, display or returned unit (중고, 리퍼, 전시, 반품, S급 …) is not a new unit of the
+    product, unless the product is itself one. Words: vocabulary/conditions.py."""
+
+    name = "condition"
+
+    def check(self, context: Context) -> Finding:
+        if context.listing.condition and not context.name.condition:
+            return Reject(f"not a new unit ({context.listing.condition})")
+        return None
+
+
+class MadeFor(Rule):
+    """An accessory, part or consumable (케이스, 필름, 이어팁 …), a compatible item (호환) or one made for the
+    product (전용, 교체용, "에어팟용") is not the product, unless the product is itself such an item.
+    Words: vocabulary/accessories.py."""
+
+    name = "made-for, accessory and consumable"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        extra_kinds = {kind: word for kind, word in listing.accessory_kinds.items() if kind not in name.accessory_kinds}
+        if extra_kinds:
+            kind, word = next(iter(extra_kinds.items()))
+            if _priced_as_the_product(context) and not listing.made_for and not listing.compatible:
+                # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
+                return Caution(f"{kind} ({word}) named, but priced as the product")
+            return Reject(f"{kind} ({word}), not the product itself")
+        if listing.compatible and not name.compatible:
+            return Reject(f"a compatible item ({listing.compatible}), not the product itself")
+        made_for = [word for word in listing.made_for if word not in name.made_for]
+        if made_for and not name.accessory_kinds:
+            stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
+            if len(stems) == len(made_for) and not _sells_something_else(context, stems):
+                # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
+                return Caution(f"{made_for[0]}: said of the product itself")
+            return Reject(f"made for the product ({made_for[0]}), not the product itself")
+        if name.accessory_kinds and not set(name.accessory_kinds) & set(listing.accessory_kinds):
+            kind = next(iter(name.accessory_kinds))
+            return Reject(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
+        return None
+
+
+def _sells_something_else(context: Context, stems: list[str]) -> bool:
+    """The listing names, besides "<our word>용", a thing the product lacks: that thing is what it sells."""
+    stem_words = {piece for stem in stems for piece in read_title(stem.removesuffix("용")).words}
+    extra = [word for word in unexplained_words(context.product, context.listing) if word not in stem_words]
+    return any(_is_naming(word) for word in extra if not word.endswith("용"))
+
+
+def _priced_as_the_product(context: Context) -> bool:
+    """Our model code is there and the price is near the page's reference price (an accessory costs far less);
+    the caller also asks that nothing marks the listing as made for the product (전용, 호환, "…용")."""
+    return bool(
+        context.product.codes
+        and any(_code_in(code, context.listing) == "exact" for code in context.product.codes)
+        and context.price
+        and context.reference_price
+        and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
+    )
+
+
+class Rental(Rule):
+    """A rental, subscription or contract offer (렌탈, 구독, 약정, 대여, "월 29,900원") is priced as a fee, not a
+    purchase: not a price of the product, unless the product is itself a rental. Words: vocabulary/rentals.py."""
+
+    name = "rental and contract"
+
+    def check(self, context: Context) -> Finding:
+        if context.listing.rental and not context.name.rental:
+            return Reject(f"a rental or contract offer ({context.listing.rental}), priced as a fee")
+        return None
+
+
+class Bundle(Rule):
+    """A set that adds another product (A + B 세트) or more machines (2대) than the shop asked for is not a price
+    of the product; a free gift was dropped before (+케이스 증정). Words: vocabulary/bundles.py; machine counts
+    are pack counts (PackCount)."""
+
+    name = "set and bundle"
+
+    def check(self, context: Context) -> Finding:
+        if context.listing.bundle and not context.name.bundle:
+            return Reject(f"a set with another product ({context.listing.bundle})")
+        return None
+
+
+class OtherBrand(Rule):
+    """A listing that names another brand and not ours is another maker's product; a look-alike or substitute
+    (대체품, OEM, "다이슨 스타일") is not the product even when it names ours. Words: vocabulary/brands.py,
+    vocabulary/lookalikes.py."""
+
+    name = "other brand and look-alike"
+
+    def check(self, context: Context) -> Finding:
+        listing, product = context.listing, context.product
+        if listing.lookalike and not context.name.lookalike:
+            return Reject(f"a look-alike or substitute ({listing.lookalike})")
+        styled = _styled_after(listing, product)
+        if styled:
+            return Reject(f"a look-alike or substitute ({styled})")
+        others = listing.brand_groups - product.brand_groups
+        if others and not context.ours_named:
+            return Reject(f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}")
+        return None
+
+
+class OtherModel(Rule):
+    """Another model code of the family (SM-S918N for SM-S928N), or any other code where the product has one and
+    the listing lacks it, is another model. Our code extended by one or two letters that are not a known regional
+    tail (XM5 → XM5S) may be a sibling: Doubt. Words: vocabulary/codes.py."""
+
+    name = "other model and sibling"
+
+    def check(self, context: Context) -> Finding:
+        product, listing = context.product, context.listing
+        if not product.codes:
+            return None
+        for code in product.codes:
+            quality = _code_in(code, listing)
+            if quality:
+                context.code_found = code
+                context.code_exact = quality == "exact"
+                if quality == "extended":
+                    ours = product.query.model_code or code
+                    return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
+                return None
+        other = _other_code(product.codes, listing, compact(product.query.product_name))
+        if other:
+            ours = product.query.model_code or product.codes[0]
+            return Reject(f"model code {listing.codes[other].upper()}, not {ours.upper()}")
+        return None
+
+
+class MeasureAndSize(Rule):
+    """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용), a different shoe,
+    clothing or bedding size (260 vs 270, M vs L, 퀸 vs 킹), or a model number of the same shape as ours (S23 for
+    S24, 14 for 15) is another product. Several measures or sizes where the product has one (28cm + 24cm, 250~280)
+    are a set or a choice: Caution when ours is among them. Words: vocabulary/measures.py, vocabulary/sizes.py."""
+
+    name = "measure and size"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        for dimension, values in name.measures.items():
+            offered = listing.measures.get(dimension)
+            if offered and not offered & values:
+                return Reject(f"different {dimension}: {_show(offered)} instead of {_show(values)}")
+        for dimension, values in name.sizes.items():
+            offered = listing.sizes.get(dimension)
+            if offered and not offered & values:
+                return Reject(f"different {dimension} size: {'/'.join(sorted(offered))} instead of {'/'.join(values)}")
+            if offered and offered - values:
+                return Caution(f"{dimension} sizes {'/'.join(sorted(offered))}: a choice")
+        other = _other_model_number(name, listing)
+        if other:
+            return Reject(other)
+        if name.measures and not set(name.measures) & set(listing.measures):
+            other_measures = set(listing.measures) & SOLD_BY - set(name.measures)
+            if other_measures and set(name.measures) & SOLD_BY:
+                sold_by = ", ".join(sorted(name.measures))
+                return Doubt(f"sold by {', '.join(sorted(other_measures))}, the product by {sold_by}")
+        for dimension, values in name.measures.items():
+            offered = listing.measures.get(dimension) or set()
+            if offered - values:
+                return Doubt(f"{dimension} {_show(offered)} for {_show(values)}")
+        return None
+
+
+class PackCount(Rule):
+    """Another number of units (5개입 vs 40개, 1+1 = 2, 2대) is another product; counts agree by arithmetic
+    (30개 = 30개입 = x 30, 5개입 x 8 = 40) and a listing stating none sells one. Words: vocabulary/counts.py."""
+
+    name = "pack count"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        if not name.counted and listing.pack_count >= YIELD_COUNT:
+            # "1,000매" on a toner the shop names without a count: a yield or a sheet count, not 1,000 units.
+            return Doubt(f"a count of {listing.pack_count} where the product states none")
+        if (name.bare_count and listing.pack_count == 1) or (listing.bare_count and name.pack_count == 1):
+            # "+2x100" may be a size (#2 x 100mm) as well as a count: no counter word says which.
+            return Doubt(f"a count of {max(name.pack_count, listing.pack_count)} read from a bare multiplication")
+        if context.name.pack_count != context.listing.pack_count:
+            return Reject(f"different pack count: {context.listing.pack_count} instead of {context.name.pack_count}")
+        return None
+
+
+class VariantAndLine(Rule):
+    """A different variant (Pro, Max, mini, FE …), colour where both name one, or an extra flavour or line
+    (라임, 흑미, 디지털) is another product; other colours offered beside ours are a choice (Caution).
+    Words: vocabulary/variants.py, vocabulary/colours.py."""
+
+    name = "variant and line"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        for variant in sorted(listing.variants ^ name.variants):
+            if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
+                continue
+            says = variant in listing.variants
+            if _glued_in(variant, name if says else listing):
+                # 프로스태프 for Pro Staff: the variant's word is glued inside a word of the other side.
+                continue
+            side = "the title says" if says else "the title lacks"
+            if context.code_found:
+                # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
+                return Doubt(f"different variant: {side} {variant}") if says else Caution(f"{side} {variant}")
+            return Reject(f"different variant: {side} {variant}")
+        if name.colours and listing.colours and not name.colours & listing.colours:
+            return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        ours, theirs = _networks(name), _networks(listing)
+        if ours and theirs and not ours & theirs:
+            return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")
+        shades_ours = set(name.words) & COLOUR_QUALIFIERS
+        shades_theirs = set(listing.words) & COLOUR_QUALIFIERS
+        added = {shade for shade in shades_theirs - shades_ours if not _sounds_like_one_of(shade, list(shades_ours))}
+        dropped = {
+            shade for shade in shades_ours - shades_theirs if not _sounds_like_one_of(shade, list(shades_theirs))
+        }
+        if added and dropped:
+            # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
+            return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
+        extra_lines = listing.lines - name.lines
+        if extra_lines:
+            return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
+        if name.colours and listing.colours - name.colours:
+            return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
+        return None
+
+
+class ExtraWords(Rule):
+    """What a listing says beyond the product is evidence, never noise (SPEC §4 step 3). A word the product does
+    not have and that is no known harmless mark (seller tags, shipping, 정품/국내정발, notices, plain descriptors,
+    the product's own kind words: vocabulary/harmless.py, vocabulary/categories.py) is a Caution: a "same"
+    verdict is not sure with it. It is a Doubt when it is likely to name another product: glued to a word of the
+    product's name (김치왕교자 for 왕교자), a kind word of another group (궁중팬 for 프라이팬), or any naming word
+    where the product is sold by weight or volume (a flavour, scent or line no list names: 초코파이 쿠키앤크림)."""
+
+    name = "unexplained extra words"
+
+    def check(self, context: Context) -> Finding:
+        product, listing = context.product, context.listing
+        other_kinds = [
+            word
+            for word in listing.words
+            if word in _KIND_GROUP_OF
+            and product.kind_groups
+            and not _KIND_GROUP_OF[word] & product.kind_groups
+            and not _word_found(word, context.name)
+        ]
+        if other_kinds:
+            return Doubt(f"another kind of product: {other_kinds[0]}")
+        letters = [
+            word
+            for position, word in enumerate(listing.words)
+            if word.isascii()
+            and len(word) == 1
+            and word not in context.name.words
+            and word not in CLOTHING_SIZES
+            and not _part_of_a_name(listing.words, position, product)
+        ]
+        letters = [
+            word
+            for word in letters
+            if _beside_name(word, product, listing)
+            and not re.search(rf"(?<![0-9a-z]){word}(?=[가-힣]|-?type)", listing.plain)
+        ]
+        if letters:
+            # One Latin letter or a small number beside the name names a variant or a successor (Chrome Soft X,
+            # 스위치 2); a letter glued to a Hangul word names a type or a part (C타입, S펜).
+            return Doubt(f"a letter or number beside the name: {' '.join(letters[:3])}")
+        extra = unexplained_words(product, listing)
+        if not extra:
+            return None
+        glued = [word for word in extra if _glued_to_name(word, product)]
+        if glued:
+            return Doubt(f"a word glued to the name: {glued[0]}")
+        codes = [word for word in extra if _code_shaped(word) and any(_shape(word) == _shape(c) for c in product.codes)]
+        if codes:
+            return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
+        naming = [word for word in extra if _is_naming(word) and not word.isascii()]
+        naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
+        beside = [word for word in naming if _beside_name(word, product, listing)] if BESIDE else []
+        if beside:
+            return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
+        if naming and product.sold_by_measure:
+            return Doubt(f"words the product lacks: {' '.join(naming[:3])}")
+        return Caution(f"words the product lacks: {' '.join(extra[:3])}")
+
+
+class PricePlausibility(Rule):
+    """A candidate far below the page's reference price (FAR_BELOW_SHARE of it) is not believed on words alone:
+    Doubt. The reference is the lower of the shop's own price, when sent, and the median price of the page's
+    strong matches (search.judge.judge_by_rules computes it from the whole candidate list of the round)."""
+
+    name = "price plausibility"
+
+    def check(self, context: Context) -> Finding:
+        if context.price is None or not context.reference_price:
+            return None
+        if context.price < FAR_BELOW_SHARE * context.reference_price:
+            return Doubt(f"price {context.price:,}원 is under half of the page's {context.reference_price:,}원")
+        return None
+
+
+class Identity(Rule):
+    """The product's model code in the listing, or every naming word of the product (in any script) with the
+    brand named or implied, makes it the same product; a title about something else (few of our words) is not.
+    Returns None when it is the product: judge_context reads code_found and the other findings to say how sure."""
+
+    name = "identity"
+
+    def check(self, context: Context) -> Finding:
+        if context.code_found:
+            return None
+        product, listing, name = context.product, context.listing, context.name
+        core = name.core_words
+        missing = [word for word in core if not _found_or_sized(word, listing, name)]
+        found = len(core) - len(missing)
+        share = found / len(core) if core else 0.0
+        said = f"{found} of {len(core)} name words in the title"
+        if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
+            return Reject(said)
+        other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
+        can_be_left_out = KIND_WORDS | HARMLESS
+        if not core:
+            # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
+            # that names one (그린 무라벨, 스파클링) may be another product of the brand.
+            named = [word for word in listing.core_words if word not in can_be_left_out and not _word_found(word, name)]
+            if named:
+                return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
+        if missing and (other_kinds or not all(word in can_be_left_out for word in missing) or found == 0):
+            return Doubt(f"{said}, missing {' '.join(missing[:3])}")
+        if product.brand_in_name and not context.ours_named and not (product.brand_groups & listing.line_brands):
+            return Doubt(f"{said}, brand {product.query.brand or 'of the product'} not named")
+        return None
+
+
+RULES: tuple[Rule, ...] = (
+    Condition(),
+    MadeFor(),
+    Rental(),
+    Bundle(),
+    OtherBrand(),
+    OtherModel(),
+    MeasureAndSize(),
+    PackCount(),
+    VariantAndLine(),
+    ExtraWords(),
+    PricePlausibility(),
+    Identity(),
+)
+"""The rules in the order they run: what a listing *is* (condition, accessory, rental, set, maker) before which
+model, measure, count and line it is, then what it says beyond the product, its price, and last its identity."""
+
+
+@dataclass(frozen=True)
+class RuleVerdict:
+    """The rules' word on one listing: same or not, whether they are sure, and why."""
+
+    same: bool
+    sure: bool
+    uncertain: bool
+    reason: str
+    strong: bool = False
+    """A match with nothing against it but its price unknown: counted into the page's reference price."""
+
+
+def judge_context(context: Context) -> RuleVerdict:
+    """Run RULES in order over one listing: the first Reject decides; Doubts make it uncertain; a model code
+    match with no Doubt or Caution is sure; a word match is "same" but never sure."""
+    for rule in RULES:
+        finding = rule.check(context)
+        if isinstance(finding, Reject):
+            return RuleVerdict(False, True, False, finding.reason)
+        if finding is not None:
+            context.findings.append(finding)
+    doubts = [finding.reason for finding in context.findings if isinstance(finding, Doubt)]
+    cautions = [finding.reason for finding in context.findings if isinstance(finding, Caution)]
+    if doubts:
+        return RuleVerdict(False, False, True, f"uncertain: {'; '.join(doubts[:2])}")
+    if context.code_found:
+        ours = (context.product.query.model_code or context.code_found).upper()
+        if cautions:
+            return RuleVerdict(True, False, False, f"model code {ours} matches, but {'; '.join(cautions[:2])}")
+        return RuleVerdict(True, context.code_exact, False, f"model code {ours} matches", strong=True)
+    core = context.name.core_words
+    found = sum(_word_found(word, context.listing, context.name.spellings.get(word, set())) for word in core)
+    said = f"{found} of {len(core)} name words in the title"
+    if cautions:
+        return RuleVerdict(True, False, False, f"{said}, but {'; '.join(cautions[:2])}")
+    return RuleVerdict(True, False, False, said, strong=True)
+
+
+# --- what a listing says beyond the product -----------------------------------------------------------------
+
+
+def unexplained_words(product: Product, listing: Title) -> list[str]:
+    """The listing's words that neither the product nor a known harmless mark explains (in title order)."""
+    name = product.title
+    extra = []
+    for word in listing.words:
+        if _explained(word, product, listing):
+            continue
+        if word not in extra and not _word_found(word, name, set()):
+            extra.append(word)
+    return extra
+
+
+def _explained(word: str, product: Product, listing: Title) -> bool:
+    name = product.title
+    if word in name.words or word in HARMLESS or word in KIND_WORDS or word in DEFAULT_LINE_WORDS:
+        return True
+    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS:
+        return True
+    if _ONE_SYLLABLE.fullmatch(word) or (len(word) == 1 and word.isascii()):
+        return True
+    if _DATE.fullmatch(word):
+        return True
+    if IMPLIED_BY.get(word) in listing.words:
+        return True
+    # A made-for mark where the product is itself a part or an accessory (교체용 칫솔모, 리필모 for 칫솔모).
+    if name.accessory_kinds and (word in MADE_FOR_WORDS or word.startswith(_MADE_FOR_STEMS)):
+        return True
+    # A line only our brand sells (플스 for a PlayStation): it names the brand, not another product.
+    if any(word in _LINE_WORDS_OF.get(group, ()) for group in product.brand_groups):
+        return True
+    compacted = compact(word)
+    if compacted and len(compacted) >= 2 and (compacted in name.compact or compacted in name.raw_compact):
+        return True
+    # A size the listing states (퀸사이즈, 270): the size rule compares it.
+    if any(_size_word(word) in values for values in listing.sizes.values()):
+        return True
+    # "펌프포함", "케이스포함": what comes in the box with the product.
+    if len(word) >= 3 and word.endswith(("포함", "구성")):
+        return True
+    # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte).
+    if _sounds_like_one_of(word, name.words):
+        return True
+    if any(
+        compacted.startswith(code) or compacted in code or code in compacted
+        for code in product.codes
+        if len(compacted) >= 3
+    ):
+        return True  # our code, whole, extended or written in parts (SM S928N)
+    # An accessory word the accessory reading set aside (알루미늄 케이스 is a watch's own case).
+    if word in _ACCESSORY_SPELLINGS and _ACCESSORY_SPELLINGS[word] not in listing.accessory_kinds:
+        return True
+    # The product's brand as the shop spelled it, or a part of it (매일 for 매일유업).
+    brand = compact(product.query.brand or "")
+    if brand and len(compacted) >= 2 and (compacted in brand or brand in compacted):
+        return True
+    # A model code where the product has none: evidence neither way (a sibling's code is OtherModel's business).
+    if not product.codes and is_code_like(word) and len(compacted) >= MIN_CODE_CHARS:
+        return True
+    # A glued word made only of explained pieces (강아지사료, 라이트스탠다드, 흰검).
+    pieces = _pieces(word, product)
+    return pieces is not None
+
+
+def _size_word(word: str) -> str:
+    from search.vocabulary import BEDDING_SIZES, CLOTHING_SIZES
+
+    return BEDDING_SIZES.get(word) or CLOTHING_SIZES.get(word) or word
+
+
+def _sounds_like_one_of(word: str, words: list[str]) -> bool:
+    """`word` sounds like one of `words` written in the other script, or like two of them side by side
+    (퍼마소프트 = PERMA SOFT)."""
+    key = sound_key(word)
+    if len(key) < MIN_SOUND_KEY:
+        return False
+    latin = word.isascii()
+    others = [other for other in words if other.isascii() != latin]
+    pairs = [
+        first + second for first, second in itertools.pairwise(words) if first.isascii() == second.isascii() != latin
+    ]
+    return any(sound_key(other) == key for other in [*others, *pairs])
+
+
+def _pieces(word: str, product: Product) -> list[str] | None:
+    """`word` cut into pieces each explained on its own (product words, kind words, harmless marks), if it can be."""
+    if len(word) < 3 or word.isascii():
+        return None
+    known = set(product.title.words) | HARMLESS | KIND_WORDS | _COLOUR_WORDS | _BRAND_WORDS | DEFAULT_LINE_WORDS
+    known |= {spelling for spellings in product.title.spellings.values() for spelling in spellings}
+
+    def cut(rest: str) -> list[str] | None:
+        if not rest:
+            return []
+        for size in range(len(rest), 0, -1):
+            head = rest[:size]
+            spelled = canonical(head)
+            if head in known or (len(spelled) == 1 and spelled[0] in known) or (size == 1 and rest == head):
+                tail = cut(rest[size:])
+                if tail is not None:
+                    return [head, *tail]
+        return None
+
+    found = cut(word)
+    return found if found and len(found) > 1 else None
+
+
+def _glued_to_name(word: str, product: Product) -> bool:
+    """A naming word glued to a word of the product's name: the name with something stuck before or after it
+    (김치왕교자 for 왕교자, 초코파이바나나) that is not an explained piece."""
+    if word.isascii() or len(word) < 3:
+        return False
+    for core in product.title.core_words:
+        if len(core) < 2 or core.isascii() or core == word or core not in word:
+            continue
+        rest = word.replace(core, "", 1)
+        if len(rest) >= 2 and not _explained(rest, product, product.title):
+            return True
+    return False
+
+
+def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
+    """The word with a neighbour spells a word of the product or a brand (3 in 1 for 3in1, Levi's)."""
+    word = words[position]
+    joined = [words[position - 1] + word] if position else []
+    joined += [word + words[position + 1]] if position + 1 < len(words) else []
+    name = product.title.compact + compact(product.query.product_name)
+    return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
+
+
+def _networks(title: Title) -> set[str]:
+    words = set(title.words) | set(title.text.split())
+    return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
+
+
+def _glued_in(variant: str, title: Title) -> bool:
+    """The variant written inside a longer word of `title`, in either script (프로스태프 holds 프로)."""
+    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+    return any(spelling in word and spelling != word for word in title.text.split() for spelling in spellings)
+
+
+def _beside_name(word: str, product: Product, listing: Title) -> bool:
+    """`word` stands right before or after a naming word of the product (초코파이 쿠키앤크림, 수제 왕교자): a
+    flavour, line or edition is written there; descriptions come after the whole name."""
+    words = listing.words
+    core = [word for word in product.title.core_words if word not in KIND_WORDS and word not in HARMLESS]
+    for position, candidate in enumerate(words):
+        if candidate != word:
+            continue
+        neighbours = words[max(position - 1, 0) : position] + words[position + 1 : position + 2]
+        for neighbour in neighbours:
+            codes = [code for code in product.codes if len(code) >= MIN_CODE_CHARS]
+            if not word.isascii() and any(compact(neighbour).startswith(code) for code in codes):
+                return True  # beside our model code (QXD8000 알파)
+            if any(_word_found(core_word, _one(neighbour)) for core_word in core):
+                return True
+    return False
+
+
+def _one(word: str) -> Title:
+    return read_title(word)
+
+
+def _shape(word: str) -> str:
+    """A code's shape: letters as a, digits as 9 (PG945 and CL946 are both aa999; 60337 and 60205 are 99999)."""
+    return re.sub("[a-z가-힣]", "a", re.sub("[0-9]", "9", compact(word)))
+
+
+def _code_shaped(word: str) -> bool:
+    """A model code or a set number: letters with two digits or more, or four digits or more (60205)."""
+    compacted = compact(word)
+    digits = sum(char.isdigit() for char in compacted)
+    return (is_code_like(compacted) and digits >= 2 and len(compacted) >= 4) or (compacted.isdigit() and digits >= 4)
+
+
+def _is_naming(word: str) -> bool:
+    """A word that may name a product, a flavour or a line: two or more letters, no digit."""
+    if any(char.isdigit() for char in word):
+        return False
+    return len(word) >= 2 and (bool(re.search("[가-힣]", word)) or word.isalpha())
+
+
+def _styled_after(listing: Title, product: Product) -> str | None:
+    """A look-alike word right after a brand or the product's own name ("다이슨 스타일", "다이슨st")."""
+    words = listing.words
+    anchors = _BRAND_WORDS | set(product.title.core_words)
+    for before, word in itertools.pairwise(words):
+        if word in LOOKALIKE_AFTER_BRAND and (before in anchors or before in product.title.words):
+            return f"{before} {word}"
+    return None
+
+
+# --- model codes --------------------------------------------------------------------------------------------
+
+
+def _brand_spelled(brand: str | None, listing: Title) -> bool:
+    """The shop's brand in the title as the shop spells it, or in the other script by its sound (지누스 = ZINUS)."""
+    spelled = compact(brand or "")
+    if not spelled:
+        return False
+    if spelled in listing.raw_compact and not spelled.isascii():
+        return True  # 반석 스포츠 for 반석스포츠
+    return any(compact(word).startswith(spelled) for word in listing.text.split()) or _sounds_like_one_of(
+        spelled, [compact(word) for word in listing.text.split()]
+    )
+
+
+def _code_in(code: str, listing: Title) -> str | None:
+    """Our code in the title: "exact" when it is there exactly, with a known regional tail (SM-R630N) or a long
+    colour-and-region tail (SM-S928NZKEKOO), after a maker's prefix (LS27CG510EKXKR), or followed by a separator
+    and more (NT940XGK-K51A, HX9044/67), or shorter when ours only adds such letters; "extended" when a title's
+    code is ours plus one or two other letters (a sibling may be named so); None when it is not there."""
+    extended = False
+    for candidate in listing.codes:
+        if candidate == code:
+            return "exact"
+        head, _, tail = candidate.partition(code)
+        prefixed = bool(_) and head.isalpha() and len(head) <= 2
+        if len(code) >= MIN_CODE_CHARS and prefixed and (not tail or tail.isalpha()) and len(tail) <= CODE_SUFFIX_CHARS:
+            return "exact"
+        longer, shorter = (candidate, code) if len(candidate) > len(code) else (code, candidate)
+        suffix = longer[len(shorter) :]
+        extends = len(shorter) >= MIN_CODE_CHARS and longer.startswith(shorter) and suffix.isalpha()
+        if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
+            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS or longer == code:
+                return "exact"
+            if longer == candidate and _separated_after(code, candidate, listing):
+                return "exact"
+            extended = True
+    return "extended" if extended else None
+
+
+def _separated_after(code: str, candidate: str, listing: Title) -> bool:
+    """The title writes a separator right after our code, before the candidate's tail (HX9044/67, NT940XGK-K51A):
+    the tail is an option code, not a sibling's letter."""
+    written = listing.codes.get(candidate, "")
+    seen = 0
+    for position, char in enumerate(written):
+        if char.isalnum():
+            seen += 1
+            if seen == len(code):
+                return position + 1 < len(written) and not written[position + 1].isalnum()
+    return False
+
+
+def _continued(shorter: str, listing: Title) -> bool:
+    """The title writes `shorter` only as the head of a longer code of its own (KBOV2001.BL)."""
+    return shorter in listing.codes and any(
+        other.startswith(shorter) and other != shorter for other in listing.full_codes
+    )
+
+
+def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") -> str | None:
+    """A model code in the title that is not ours: a sibling (SM-S918N) or another model altogether."""
+    digits_only = any(code.isdigit() for code in codes)
+    for candidate in listing.codes:
+        if len(candidate) < MIN_CODE_CHARS or not (is_code_like(candidate) or (digits_only and candidate.isdigit())):
+            continue
+        if candidate.isdigit() and candidate not in listing.separated_numbers:
+            continue
+        written = listing.codes.get(candidate, "")
+        if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
+            continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
+        if candidate in name_compact:
+            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA")
+        if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
+            continue
+        if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
+            return candidate
+    return None
+
+
+def _sibling(candidate: str, code: str) -> bool:
+    return candidate[0] == code[0] and difflib.SequenceMatcher(None, candidate, code).ratio() >= 0.6
+
+
+def _other_model_number(name: Title, listing: Title) -> str | None:
+    """A model number of the same shape as ours that the title has instead (S23 for S24, 14 for 15, 265 for 270)."""
+    ours = {number for number in name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    missing = [number for number in ours if not _number_in(number, listing)]
+    extra = {number for number in listing.model_numbers - name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    for number in sorted(missing):
+        for theirs in sorted(extra):
+            if _same_shape(number, theirs):
+                return f"different model: {theirs} instead of {number}"
+    return None
+
+
+def _number_in(number: str, listing: Title) -> bool:
+    """Our model number among the title's: whole, after the maker's letters (HP680 for 680), or as a measure's value
+    (0.7mm for 0.7)."""
+    ours = compact(number)
+    for word in listing.model_numbers:
+        theirs = compact(word)
+        if theirs == ours or (theirs.endswith(ours) and theirs[: -len(ours)].isalpha() and ours[0].isdigit()):
+            return True
+    try:
+        value = float(number)
+    except ValueError:
+        return False
+    return any(value in values for values in listing.measures.values())
+
+
+def _same_shape(ours: str, theirs: str) -> bool:
+    """Same letter prefix and about as many digits, neither an extension of the other: a sibling model."""
+    ours_c, theirs_c = compact(ours), compact(theirs)
+    if ours_c.startswith(theirs_c) or theirs_c.startswith(ours_c):
+        return False
+    prefix_ours = re.match(r"[a-z]*", ours_c).group(0)
+    prefix_theirs = re.match(r"[a-z]*", theirs_c).group(0)
+    digits_ours = sum(char.isdigit() for char in ours_c)
+    digits_theirs = sum(char.isdigit() for char in theirs_c)
+    return (
+        prefix_ours == prefix_theirs and abs(digits_ours - digits_theirs) <= 1 and abs(len(ours_c) - len(theirs_c)) <= 2
+    )
+
+
+# --- naming words -------------------------------------------------------------------------------------------
+
+
+def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> bool:
+    """A product word in the title: whole, inside a glued word, in its own spelling, or glued apart."""
+    if word in listing.words:
+        return True
+    if word.isascii() and len(compact(word)) < 4:
+        # Short Latin words only count whole: AA is not AAA, S is not S9.
+        return False
+    if len(word) >= 2 and compact(word) in listing.compact:
+        return True
+    if len(word) >= 3 and word[-1] in "용형" and _word_found(word[:-1], listing):
+        return True
+    if any(len(spelled) >= 2 and spelled in listing.raw_compact for spelled in spellings):
+        return True
+    # "동원참치" for "동원 … 참치", "중목양말" for "중목 양말": each part of a glued word is there.
+    if len(word) >= 4 and not word.isascii():
+        for cut in range(2, len(word) - 1):
+            if _word_found(word[:cut], listing) and _word_found(word[cut:], listing):
+                return True
+    if _sounds_like_one_of(word, listing.words):
+        return True
+    if len(word) >= 4 and not any(char.isdigit() for char in word):
+        # Spelling variants of a word; never of a number (1pgrade is not 1ppgrade, S23 is not S24).
+        return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
+    return False
+
+
+def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
+    """A product word in the title, or the product's size written as a size (265 as 265mm)."""
+    if _word_found(word, listing, name.spellings.get(word, set())):
+        return True
+    return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
+
+
+def _overlaps(core: list[str], listing: Title) -> bool:
+    """A title word inside a product word or around it (삼다수 in 제주삼다수): a shorter or longer name, not
+    another product for sure."""
+    return any(
+        len(word) >= 2 and len(theirs) >= 2 and not word.isascii() and (theirs in word or word in theirs)
+        for word in core
+        for theirs in listing.words
+    )
+
+
+def _show(values: set[float]) -> str:
+    return "/".join(f"{value:g}" for value in sorted(values))

@@ -1,0 +1,107 @@
+"""The words the judge's rules know, one file per kind, each saying where its words come from.
+
+Spellings are lower case, as titles are after search.titles.normalise. Add a word when a new kind of title shows
+up in the corpus (tests/search/judge_corpus/, whose README says how to add a product category); never a word that
+only one title uses. The rules (search/rules.py) name the file each of them reads.
+
+| file | kind of word | rule |
+|---|---|---|
+| conditions.py | used, refurbished, display, returned | condition |
+| accessories.py | accessories, parts, consumables, made-for marks, gifts | made-for, accessory and consumable |
+| rentals.py | rental, subscription, contract, monthly fee | rental and contract |
+| bundles.py | sets, bundles, machine counters | set and bundle |
+| categories.py | kind words grouped by what may name the same product | unexplained extra words |
+| brands.py | brands and the lines only one brand sells | other brand and look-alike, identity |
+| lookalikes.py | substitutes and look-alikes | other brand and look-alike |
+| codes.py | regional and colour suffixes of model codes | other model and sibling |
+| measures.py | units of capacity, volume, weight, size | measure and size |
+| sizes.py | shoe, clothing and bedding sizes | measure and size |
+| counts.py | counters (개, 개입, 입, 팩, EA, x3 …) | pack count |
+| variants.py | variants, flavours, lines, editions | variant and line |
+| colours.py | colours | variant and line |
+| spellings.py | one spelling across scripts | every rule (reading) |
+| harmless.py | seller tags, shipping, genuineness, kind words, plain descriptors | unexplained extra words |
+"""
+
+from search.vocabulary.accessories import (
+    ACCESSORY_KINDS,
+    COMPATIBLE_WORDS,
+    GIFT_WORDS,
+    MADE_FOR_WORDS,
+    NOT_ACCESSORY,
+    NOT_COMPATIBLE,
+)
+from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
+from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS
+from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
+from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
+from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS
+from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
+from search.vocabulary.counts import COUNT_MULTIPLIERS, COUNT_UNITS, GLUED_UNITS, LARGE_UNITS_MAX, SMALL_UNITS_MIN
+from search.vocabulary.harmless import (
+    DEFAULT_LINE_WORDS,
+    DESCRIPTORS,
+    NOTICE_WORDS,
+    PACKAGING_WORDS,
+    PLAIN_WORDS,
+    SELLER_WORDS,
+    STOP_WORDS,
+)
+from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
+from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
+from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
+from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SHOE_SIZE_RANGE
+from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, TRANSLITERATIONS
+from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, VARIANTS
+
+__all__ = [
+    "ACCESSORY_KINDS",
+    "BEDDING_SIZES",
+    "BRAND_ALIASES",
+    "BRAND_LINES",
+    "BUNDLE_WORDS",
+    "CLOTHING_SIZES",
+    "CODE_REGION_SUFFIXES",
+    "COLOURS",
+    "COLOUR_QUALIFIERS",
+    "COLOUR_SUFFIXES",
+    "COMPATIBLE_WORDS",
+    "CONDITION_WORDS",
+    "COUNT_MULTIPLIERS",
+    "COUNT_UNITS",
+    "DEFAULT_LINE_WORDS",
+    "DESCRIPTORS",
+    "GIFT_WORDS",
+    "GLUED_UNITS",
+    "IMPLIED_BY",
+    "KIND_GROUPS",
+    "KIND_WORDS",
+    "LARGE_UNITS_MAX",
+    "LATIN_COMPOUNDS",
+    "LINE_WORDS",
+    "LONG_SUFFIX_CHARS",
+    "LOOKALIKE_AFTER_BRAND",
+    "LOOKALIKE_WORDS",
+    "MACHINE_COUNTERS",
+    "MADE_FOR_WORDS",
+    "MEASURE_UNITS",
+    "MONTHLY_FEE",
+    "NETWORKS",
+    "NOTICE_WORDS",
+    "NOT_ACCESSORY",
+    "NOT_COMPATIBLE",
+    "NOT_CONDITION",
+    "NOT_WEIGHTS",
+    "ONE_SIDED_VARIANTS",
+    "PACKAGING_WORDS",
+    "PLAIN_WORDS",
+    "RATING_NOTATIONS",
+    "RENTAL_WHOLE_WORDS",
+    "RENTAL_WORDS",
+    "SELLER_WORDS",
+    "SHOE_SIZE_RANGE",
+    "SMALL_UNITS_MIN",
+    "STOP_WORDS",
+    "TRANSLITERATIONS",
+    "VARIANTS",
+]

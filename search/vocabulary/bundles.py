@@ -1,0 +1,13 @@
+"""Sets and bundles that add another product or a second machine the shop did not ask for (rule: set and bundle).
+
+Where the words come from: how Korean titles write a set (A + B 세트, 세트구성, 패키지) and count machines
+(2대, 2대세트: 대 counts machines, vehicles and devices). SPEC §4 step 3: a set or bundle is not a price of the
+product; a free gift (+케이스 증정) is read as a gift first and does not make a set.
+"""
+
+from __future__ import annotations
+
+BUNDLE_WORDS = ("세트구성", "패키지구성", "합본", "더블팩", "듀오세트", "트리오", "동시구매", "함께구매", "결합상품")
+"""Words that mark a set of several products."""
+MACHINE_COUNTERS = ("대",)
+"""Counters of machines: "2대" sells two units of the machine."""

@@ -1,0 +1,21 @@
+"""Counting words and their quirks (rule: pack count).
+
+Where the words come from: the counters Korean titles use (개/개입/입/팩/EA/x3, 캔, 병, 봉, 매, 롤 …).
+"""
+
+from __future__ import annotations
+
+# Counting words: "5개입", "24캔", "100매", "40봉", "30구". Any of them may carry 입 ("100매입", "40봉입").
+COUNT_UNITS = (
+    "개입", "개", "팩", "입", "병", "캔", "봉지", "봉", "포", "세트", "박스", "box", "롤", "매", "장",
+    "켤레", "족", "알", "정", "캡슐", "스틱", "구", "종", "묶음", "펫", "ea", "pcs", "pc", "p", "t", "pet", "pack", "대", "더즌", "다스", "dozen", "자루",
+    "슬리브", "소프트젤", "softgels", "정제", "베지캡슐", "tablets", "ct", "매입",
+)  # fmt: skip
+# Units a Korean title may glue to the next word ("3겹화장지", "6인용밥솥", "30롤입"): no other word starts
+# with them, so they count even when a Hangul word follows.
+GLUED_UNITS = ("겹", "인용", "인분", "단계", "세대", "롤", "캔", "켤레", "개입", "매입", "대")
+# Units that only count after a larger number: "180T" is 180 sticks, "1080p" a resolution, "5t" a truck.
+SMALL_UNITS_MIN = {"t": 10}
+# Counters of a dozen: "1더즌" and "1다스" are 12 units.
+COUNT_MULTIPLIERS = {"더즌": 12, "다스": 12, "dozen": 12}
+LARGE_UNITS_MAX = {"p": 99}

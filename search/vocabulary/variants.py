@@ -1,0 +1,46 @@
+"""Variant words and flavour, line and edition words (rule: variant and line).
+
+Where the words come from: the variant names of electronics lines (Pro, Max, mini, FE …) and the flavours,
+lines and editions of food, drink, beauty and pet products in Korean titles (the corpus's flavour_line pages).
+"""
+
+from __future__ import annotations
+
+# Variant words (iPhone 15 vs 15 Pro, Buds2 vs Buds2 FE): a different set is a different product. "mini" only
+# counts when the title has it and the product does not: shops also write 미니 as a plain adjective.
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "pro": ("pro",),
+    "max": ("max",),
+    "plus": ("plus",),
+    "ultra": ("ultra",),
+    "mini": ("mini",),
+    "se": ("se",),
+    "fe": ("fe",),
+    "edge": ("edge",),
+    "regular": ("regular",),
+}
+# Counted only when the title names it and the product does not: shops use 미니 as a plain adjective, and 레귤러
+# (the full size beside a mini) is left out of most titles of the regular product.
+ONE_SIDED_VARIANTS = frozenset({"mini", "regular"})
+
+# Flavours, lines and editions: a listing that names one the product does not is another product (펩시 제로
+# 라임 for 펩시 제로); one the product names and the listing lacks leaves it unsure.
+LINE_WORDS = (
+    "lime", "lemon", "mango", "cherry", "복숭아", "피치", "자몽", "딸기", "바닐라", "초코", "녹차", "말차", "포도",
+    "청포도", "사과", "유자", "오렌지", "파인애플", "블루베리", "spicy", "mild", "치즈", "카레", "짜장", "불닭",
+    "zero", "무설탕", "decaf", "바나나", "메론", "멜론", "수박", "키위", "코코넛", "카라멜", "캐러멜", "쑥", "고구마",
+    "옥수수", "양파", "마늘", "새우", "해물", "김치", "불고기", "갈비", "짬뽕", "짜파", "툼바", "로제", "까르보",
+    "마라", "트러플", "할라피뇨", "청양", "와사비", "허니", "갈릭", "어니언", "솔트", "저염", "저당", "무가당",
+    "무첨가", "유기농", "오가닉", "비건", "무알콜", "논알콜", "스파클링", "헤어볼", "다이어트", "주니어", "kids", "어린이",
+    "아동", "여성", "시트러스", "플로럴", "머스크", "무향", "유칼립투스", "피톤치드", "스페셜", "한정판",
+    "리미티드", "콜라보", "rich", "흑미", "현미", "잡곡", "오곡", "귀리", "곤약", "digital", "disc", "slim",
+    "origin", "키튼", "시니어", "adult", "퍼피", "건면", "lite", "mac", "렌즈킷", "kit",
+    # An edition or bundle sold as its own product (크리에이터 에디션, 번들 패키지): what it adds is what is sold.
+    "edition", "bundle", "번들", "패키지", "콤보", "combo", "isolate", "아이솔레이트", "gore-tex", "고어텍스",
+)  # fmt: skip
+
+# How a device connects: a Wi-Fi tablet is not its 5G/LTE sibling. Compared only when both sides name one.
+NETWORKS: dict[str, tuple[str, ...]] = {
+    "wifi": ("wifi", "wi-fi", "와이파이"),
+    "cellular": ("5g", "lte", "4g", "셀룰러", "cellular"),
+}

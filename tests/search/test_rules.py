@@ -1,0 +1,364 @@
+"""The judge's rules one by one (search/rules.py): each rule's own verdicts, then each rule through the real
+pipeline — a result page served by the fake Coupang in both markups, read by the real crawler in Chromium, judged
+without an LLM — where the rule's trap is the cheapest listing and the right lowest price must still come out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from search.crawler import Crawler
+from search.handler import run_pipeline
+from search.judge import judge_by_rules, reference_price
+from search.listings import Listing, ProductQuery
+from search.rules import FAR_BELOW_SHARE, RULES
+from search.titles import read_title, sound_key
+
+CLEANER = ProductQuery(product_code="DY-15", product_name="다이슨 V15 디텍트 무선청소기", brand="다이슨")
+PURIFIER = ProductQuery(
+    product_code="CW-1",
+    product_name="코웨이 아이콘 정수기 CHP-7211N",
+    brand="코웨이",
+    model_code="CHP-7211N",
+    price=1_290_000,
+)
+SNEAKERS = ProductQuery(product_code="NK-90", product_name="나이키 에어맥스 90 화이트 265", brand="나이키")
+CHOCO_PIE = ProductQuery(product_code="OR-12", product_name="오리온 초코파이 情 12개입", brand="오리온")
+CAMERA = ProductQuery(product_code="A7-4", product_name="소니 알파 A7M4 바디", brand="소니", model_code="ILCE-7M4")
+RAMEN = ProductQuery(product_code="JR-5", product_name="오뚜기 진라면 매운맛 120g 5개입", brand="오뚜기")
+PHONE = ProductQuery(
+    product_code="S24", product_name="삼성 갤럭시 S24 울트라 256GB", brand="삼성전자", model_code="SM-S928N"
+)
+
+
+def verdict(product: ProductQuery, title: str, price: int | None = None, *others: tuple[str, int]):
+    candidates = [Listing(title=title, price=price or 100_000, url="https://www.coupang.com/vp/products/1")]
+    candidates += [
+        Listing(title=other, price=cost, url="https://www.coupang.com/vp/products/2") for other, cost in others
+    ]
+    return judge_by_rules(product, candidates)[0]
+
+
+def test_the_rules_run_as_one_ordered_list_of_named_units_each_saying_why():
+    assert [rule.name for rule in RULES] == [
+        "condition",
+        "made-for, accessory and consumable",
+        "rental and contract",
+        "set and bundle",
+        "other brand and look-alike",
+        "other model and sibling",
+        "measure and size",
+        "pack count",
+        "variant and line",
+        "unexplained extra words",
+        "price plausibility",
+        "identity",
+    ]
+    assert all(len(type(rule).__doc__ or "") > 80 for rule in RULES)
+    # Each rule that reads words names the vocabulary file it reads them from.
+    assert all("vocabulary/" in type(rule).__doc__ for rule in RULES[:10])
+
+
+# --- each rule's own verdicts -----------------------------------------------------------------------------
+# (product, title, same, sure, a fragment of the reason)
+RULE_CASES = [
+    pytest.param(CLEANER, "[리퍼] 다이슨 V15 디텍트 무선청소기", False, True, "not a new unit", id="condition"),
+    pytest.param(PHONE, "갤럭시 S24 울트라 SM-S928N 전용 케이스", False, True, "case", id="made-for"),
+    pytest.param(
+        PURIFIER, "코웨이 아이콘 정수기 CHP-7211N 렌탈 월 29,900원", False, True, "rental", id="rental-word-and-fee"
+    ),
+    pytest.param(PURIFIER, "코웨이 아이콘 정수기 CHP-7211N 3년 약정", False, True, "rental", id="contract"),
+    pytest.param(CLEANER, "다이슨 V15 디텍트 무선청소기 + 에어랩 세트", False, True, "set", id="bundle-plus-product"),
+    pytest.param(CLEANER, "다이슨 V15 디텍트 무선청소기 2대 세트", False, True, "pack count: 2", id="bundle-two-units"),
+    pytest.param(CAMERA, "소니 ILCE-7M4 바디 + SEL2470GM2 렌즈 세트", False, True, "set", id="bundle-plus-code"),
+    pytest.param(CLEANER, "다이슨 스타일 무선청소기 V15 디텍트", False, True, "look-alike", id="lookalike-style"),
+    pytest.param(CLEANER, "다이슨 V15 디텍트 무선청소기 대체품", False, True, "look-alike", id="lookalike-substitute"),
+    pytest.param(CLEANER, "샤오미 무선청소기 V15 디텍트", False, True, "brand", id="other-brand"),
+    pytest.param(PURIFIER, "코웨이 아이콘 정수기 CHP-7211NS", False, False, "extended", id="sibling-code-by-a-letter"),
+    pytest.param(PURIFIER, "코웨이 아이콘 정수기 CHP-6310L", False, True, "model code", id="other-code"),
+    pytest.param(SNEAKERS, "나이키 에어맥스 90 화이트 270", False, True, "shoe size", id="shoe-size"),
+    pytest.param(
+        ProductQuery(product_code="TS", product_name="유니클로 에어리즘 코튼 티셔츠 M 블랙"),
+        "유니클로 에어리즘 코튼 티셔츠 블랙 L",
+        False,
+        True,
+        "clothing size",
+        id="clothing-size",
+    ),
+    pytest.param(
+        ProductQuery(product_code="MT", product_name="시몬스 뷰티레스트 매트리스 퀸"),
+        "시몬스 뷰티레스트 매트리스 킹",
+        False,
+        True,
+        "bedding size",
+        id="bedding-size",
+    ),
+    pytest.param(RAMEN, "오뚜기 진라면 매운맛 120g 4개입", False, True, "pack count", id="pack-count"),
+    pytest.param(CHOCO_PIE, "오리온 초코파이 바나나 12개입", False, True, "flavour or line", id="flavour-word"),
+    pytest.param(CHOCO_PIE, "오리온 말차초코파이 12개입", False, True, "flavour or line", id="flavour-glued"),
+    pytest.param(CHOCO_PIE, "오리온 초코파이 쿠키앤크림 12개입", False, False, "beside the name", id="unknown-line"),
+    pytest.param(
+        ProductQuery(product_code="CS", product_name="캘러웨이 크롬소프트 골프공 12구", brand="캘러웨이"),
+        "캘러웨이 크롬소프트 X 골프공 12구",
+        False,
+        False,
+        "letter or number beside the name",
+        id="variant-letter",
+    ),
+    pytest.param(RAMEN, "오뚜기 열라면 120g 5개입", False, False, "missing", id="identity-missing-name-word"),
+]
+
+
+@pytest.mark.parametrize(("product", "title", "same", "sure", "reason"), RULE_CASES)
+def test_each_rule_says_what_is_not_the_product_and_how_sure_it_is(product, title, same, sure, reason):
+    ruled, is_sure = verdict(product, title)
+
+    assert (ruled.same_product, is_sure) == (same, sure), ruled.reason
+    assert reason in ruled.reason
+
+
+@pytest.mark.parametrize(
+    ("product", "title"),
+    [
+        pytest.param(CAMERA, "소니 ILCE-7M4 바디 정품", id="code-written-with-a-measure-inside"),
+        pytest.param(PHONE, "[국내정품] Samsung Galaxy S24 Ultra 256GB Titanium Black SM-S928NZKEKOO", id="code-tail"),
+        pytest.param(
+            PHONE, "삼성전자 갤럭시 S24 울트라 SM-S928N 256GB 자급제 무료배송", id="seller-and-shipping-words"
+        ),
+    ],
+)
+def test_a_model_code_with_nothing_against_it_is_sure(product, title):
+    ruled, is_sure = verdict(product, title)
+
+    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+
+
+def test_a_model_code_match_is_not_sure_when_the_listing_says_more_than_the_product():
+    ruled, is_sure = verdict(PHONE, "삼성전자 갤럭시 S24 울트라 SM-S928N 256GB 해외판")
+
+    assert not is_sure
+    assert "해외판" in ruled.reason
+
+
+def test_a_candidate_far_below_the_pages_reference_price_is_not_believed_on_words_alone():
+    genuine = [("코웨이 아이콘 정수기 CHP-7211N 자가관리형", 1_190_000), ("코웨이 아이콘 정수기 CHP-7211N", 1_250_000)]
+
+    ruled, is_sure = verdict(PURIFIER, "코웨이 아이콘 정수기 CHP-7211N", 29_900, *genuine)
+
+    assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False)
+    assert "under half" in ruled.reason
+
+
+def test_the_reference_price_is_the_lower_of_the_shops_price_and_the_median_of_strong_matches():
+    assert reference_price(PURIFIER, [1_190_000, 1_250_000, 1_210_000]) == 1_210_000
+    assert reference_price(PURIFIER, [1_500_000]) == 1_290_000
+    assert reference_price(CLEANER, []) is None
+    assert FAR_BELOW_SHARE == 0.5
+
+
+def test_a_genuine_listing_at_a_real_discount_is_still_believed():
+    ruled, _ = verdict(
+        PURIFIER, "코웨이 아이콘 정수기 CHP-7211N", 899_000, ("코웨이 아이콘 정수기 CHP-7211N", 1_250_000)
+    )
+
+    assert ruled.same_product, ruled.reason
+
+
+# --- titles read as words ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "count"),
+    [
+        ("삼다수 2L 6개", 6),
+        ("삼다수 2L 6개입", 6),
+        ("삼다수 2L 6입", 6),
+        ("삼다수 2L 6팩", 6),
+        ("삼다수 2L 6EA", 6),
+        ("삼다수 2L x6", 6),
+        ("삼다수 2L x 3 x 2", 6),
+        ("타이틀리스트 Pro V1 골프공 1더즌", 12),
+        ("모나미 153 볼펜 1다스", 12),
+        ("다이슨 V15 2대", 2),
+    ],
+)
+def test_counters_are_read_every_way_titles_write_them(title, count):
+    assert read_title(title).pack_count == count
+
+
+@pytest.mark.parametrize(
+    ("title", "dimension", "value"),
+    [
+        ("샴푸 500ml", "volume", 500),
+        ("샴푸 500mL", "volume", 500),
+        ("샴푸 500㎖", "volume", 500),
+        ("생수 2리터", "volume", 2000),
+        ("사료 2kg", "weight", 2000),
+        ("사료 2000그램", "weight", 2000),
+        ("케틀벨 16키로", "weight", 16000),
+    ],
+)
+def test_units_are_read_every_way_titles_write_them(title, dimension, value):
+    assert read_title(title).measures[dimension] == {value}
+
+
+def test_option_text_after_commas_is_read_as_count_and_colour():
+    read = read_title("삼성전자 갤럭시 S24 울트라 자급제 SM-S928N, 256GB, 티타늄 블랙, 1개")
+
+    assert read.pack_count == 1
+    assert read.measures["storage"] == {256}
+    assert read.colours == {"black"}
+
+
+def test_sizes_dimensions_and_grades_are_not_counts():
+    assert read_title("베개커버 50x70cm 2P").pack_count == 2
+    assert read_title("리바이스 501 32x32").sizes["dimension"] == {"32by32"}
+    assert read_title("나이키 에어맥스 90 250~270 사이즈 선택").sizes["shoe"] == {"250", "255", "260", "265", "270"}
+    assert read_title("한우 1++ 등심").pack_count == 1
+
+
+def test_a_word_in_the_other_script_sounds_the_same():
+    for hangul, latin in [("스타우브", "staub"), ("지누스", "zinus"), ("즈윌링", "zwilling"), ("솔가", "solgar")]:
+        assert sound_key(hangul) == sound_key(latin)
+    assert sound_key("스타우브") != sound_key("지누스")
+
+
+# --- each rule through the real pipeline, in both markups -------------------------------------------------
+# rule → (product, listings as the fake Coupang renders them, the lowest genuine price). The trap is cheapest.
+PIPELINE_PAGES = {
+    "condition": (
+        CLEANER,
+        [
+            {"title": "[리퍼] 다이슨 V15 디텍트 무선청소기", "price": 590_000},
+            {"title": "다이슨 V15 디텍트 무선청소기 국내정품", "price": 990_000},
+        ],
+        990_000,
+    ),
+    "made-for, accessory and consumable": (
+        PHONE,
+        [
+            {"title": "갤럭시 S24 울트라 SM-S928N 전용 케이스", "price": 15_000},
+            {"title": "삼성전자 갤럭시 S24 울트라 SM-S928N 256GB 자급제", "price": 1_398_000},
+        ],
+        1_398_000,
+    ),
+    "rental and contract": (
+        PURIFIER,
+        [
+            {"title": "코웨이 아이콘 정수기 CHP-7211N 렌탈 월 29,900원 의무사용 3년", "price": 29_900},
+            {"title": "코웨이 아이콘 정수기 CHP-7211N 자가관리형 일시불", "price": 1_190_000},
+        ],
+        1_190_000,
+    ),
+    "set and bundle": (
+        CAMERA,
+        [
+            {"title": "소니 ILCE-7M4 바디 + SEL2470GM2 렌즈 세트", "price": 2_400_000},
+            {"title": "소니 알파 ILCE-7M4 바디 정품", "price": 2_600_000},
+        ],
+        2_600_000,
+    ),
+    "other brand and look-alike": (
+        CLEANER,
+        [
+            {"title": "다이슨 스타일 무선청소기 V15 디텍트 대체품", "price": 99_000},
+            {"title": "다이슨 V15 디텍트 무선청소기", "price": 990_000},
+        ],
+        990_000,
+    ),
+    "other model and sibling": (
+        PURIFIER,
+        [
+            {"title": "코웨이 아이콘 정수기 CHP-7211NS", "price": 1_090_000},
+            {"title": "코웨이 아이콘 정수기 CHP-7211N", "price": 1_190_000},
+        ],
+        1_190_000,
+    ),
+    "measure and size": (
+        SNEAKERS,
+        [
+            {"title": "나이키 에어맥스 90 화이트 270", "price": 119_000},
+            {"title": "나이키 에어맥스 90 화이트 265mm", "price": 139_000},
+        ],
+        139_000,
+    ),
+    "pack count": (
+        CHOCO_PIE,
+        [{"title": "오리온 초코파이 情 6개입", "price": 2_900}, {"title": "오리온 초코파이정 12개입", "price": 4_500}],
+        4_500,
+    ),
+    "variant and line": (
+        CHOCO_PIE,
+        [
+            {"title": "오리온 초코파이 바나나 12개입", "price": 3_900},
+            {"title": "오리온 초코파이 情 12개입", "price": 4_500},
+        ],
+        4_500,
+    ),
+    "unexplained extra words": (
+        CHOCO_PIE,
+        [
+            {"title": "오리온 초코파이 쿠키앤크림 12개입", "price": 3_900},
+            {"title": "오리온 초코파이 情, 12개입", "price": 4_500},
+        ],
+        4_500,
+    ),
+    "price plausibility": (
+        PURIFIER,
+        [
+            {"title": "코웨이 아이콘 정수기 CHP-7211N", "price": 29_900},
+            {"title": "코웨이 아이콘 정수기 CHP-7211N 화이트", "price": 1_190_000},
+            {"title": "[코웨이 공식] 아이콘 정수기 CHP-7211N", "price": 1_250_000},
+        ],
+        1_190_000,
+    ),
+    "identity": (
+        RAMEN,
+        [
+            {"title": "오뚜기 열라면 120g 5개입", "price": 3_900},
+            {"title": "오뚜기 진라면 매운맛 120g, 5개입", "price": 4_200},
+        ],
+        4_200,
+    ),
+}
+
+
+def test_every_rule_has_a_page_for_the_pipeline():
+    assert set(PIPELINE_PAGES) == {rule.name for rule in RULES}
+
+
+@pytest.mark.parametrize(("rule", "page"), list(PIPELINE_PAGES.items()), ids=list(PIPELINE_PAGES))
+def test_each_pipeline_page_is_judged_right_by_the_rules_alone(rule, page):
+    product, listings, expected = page
+    candidates = [Listing(title=item["title"], price=item["price"], url="https://x/1") for item in listings]
+    matched = [candidates[ruled.index].price for ruled, _ in judge_by_rules(product, candidates) if ruled.same_product]
+
+    assert min(matched) == expected, rule
+
+
+@pytest.fixture(scope="module")
+def crawler(django_db_blocker):
+    """One Chromium for the module; one request per IP session keeps each session inside its test."""
+    crawler = Crawler(request_budget=1, navigation_timeout=5.0)
+    yield crawler
+    with django_db_blocker.unblock():
+        crawler.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
+@pytest.mark.parametrize("markup", ["current", "legacy"])
+@pytest.mark.parametrize("rule", list(PIPELINE_PAGES))
+def test_each_rule_keeps_its_trap_out_of_the_lowest_price_through_the_real_pipeline(
+    rule, markup, fake_coupang, crawler, settings
+):
+    settings.OPENAI_API_KEY = ""
+    product, listings, expected = PIPELINE_PAGES[rule]
+    fake_coupang.set_results(product.product_name, listings, markup=markup)
+
+    result = run_pipeline(product, crawler=crawler, llm=None)
+
+    assert result["outcome"] == "found", json.dumps(result["rounds"], ensure_ascii=False)[:2000]
+    assert result["lowest"]["price"] == expected
+    assert result["rounds"][0]["candidates"] == len(listings)
