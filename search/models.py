@@ -54,7 +54,7 @@ class PriceSnapshot(models.Model):
     rocket = models.BooleanField(default=False)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     captured_at = models.DateTimeField(db_default=Now())
-    # Where the lowest price was found ("coupang", "naver"); empty for a not_found.
+    # Where the lowest price was found ("coupang", "naver") when the result names it; empty otherwise.
     marketplace = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:

@@ -113,6 +113,25 @@ def _configured_marketplaces(names: list[str] | None) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
+def _offered_enum(schema: dict) -> None:
+    # The OpenAPI document names what this deployment accepts: Naver appears only where its keys are set.
+    from search.marketplaces import configured
+
+    offered = configured()
+
+    def narrow(node: object) -> None:
+        if isinstance(node, dict):
+            if "coupang" in (node.get("enum") or ()):
+                node["enum"] = list(offered)
+            for value in node.values():
+                narrow(value)
+        elif isinstance(node, list):
+            for value in node:
+                narrow(value)
+
+    narrow(schema)
+
+
 class SearchProduct(BaseModel):
     """One product to search. Unknown fields are ignored; null counts as absent for the optional ones."""
 
@@ -137,6 +156,7 @@ class SearchProduct(BaseModel):
     marketplaces: Annotated[list[MarketplaceName], AfterValidator(_configured_marketplaces)] | None = Field(
         None,
         min_length=1,
+        json_schema_extra=_offered_enum,
         description=(
             "The marketplaces to search, among those the deployment configures (Naver needs its API keys); "
             "absent: every configured one. When sent, each listing names its marketplace and the result has "
