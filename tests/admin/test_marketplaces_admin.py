@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from search import naver_quota
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, Verdict
 from search.pipeline import Marketplace, Skip, search_product
 from tests.admin import rows
@@ -54,3 +55,17 @@ def test_the_job_page_shows_why_a_marketplace_was_skipped(admin_client):
 
     assert "skipped" in html
     assert "Naver&#x27;s daily quota of 25,000 calls is spent" in html
+
+
+def test_operators_see_naver_calls_per_quota_day_against_the_daily_quota(admin_client, settings):
+    settings.LPS_NAVER_DAILY_CALLS = 200
+    for _ in range(3):
+        naver_quota.take_call()
+
+    listing = admin_client.get(reverse("admin:search_navercallday_changelist")).content.decode()
+    page = admin_client.get(
+        reverse("admin:search_navercallday_change", args=[naver_quota.quota_day().isoformat()])
+    ).status_code
+
+    assert "1.5% of 200" in listing
+    assert page == 200
