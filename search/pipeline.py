@@ -211,7 +211,7 @@ def search_product(
         matches = [(listing, confidence, reason) for listing, confidence, reason, _ in matched]
         round_ = _round(query, kind, candidates, judgement, matches)
         if named:
-            _name_round(round_, active, owners, matched)
+            _name_round(round_, active, candidates, owners, matched)
         rounds.append(round_)
         logger.info(
             "search %s round %d (%s) %r on %s: %d listings, %d candidates, %d matches",
@@ -318,7 +318,13 @@ def _fetch_all(marketplaces: Sequence[Marketplace], query: str) -> list[SearchPa
     return [outcome for outcome in outcomes if isinstance(outcome, SearchPage)]
 
 
-def _name_round(round_: dict, active: Sequence[_Market], owners: Sequence[_Market], matched: Sequence[tuple]) -> None:
+def _name_round(
+    round_: dict,
+    active: Sequence[_Market],
+    candidates: Sequence[Listing],
+    owners: Sequence[_Market],
+    matched: Sequence[tuple],
+) -> None:
     """Add to a round what each marketplace contributed: its candidates and matches, and each verdict's marketplace."""
     by_market = {market.marketplace.name: {"candidates": 0, "matches": 0} for market in active}
     for owner in owners:
@@ -328,6 +334,8 @@ def _name_round(round_: dict, active: Sequence[_Market], owners: Sequence[_Marke
     round_["marketplaces"] = by_market
     for verdict in round_["verdicts"]:
         verdict["marketplace"] = owners[verdict["index"]].marketplace.name
+        if candidates[verdict["index"]].product_type is not None:
+            verdict["product_type"] = candidates[verdict["index"]].product_type
 
 
 def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:
@@ -352,7 +360,7 @@ def _matches(candidates: Sequence[Listing], judgement: Judgement | None) -> list
 
 def _listing_json(listing: Listing, *, named: bool = False) -> dict:
     """A listing as a result shows it: what a client needs to buy it, absent values left out; `named` adds its
-    marketplace (and Naver's product type)."""
+    marketplace (the keys of SPEC §8 and no others)."""
     shown = {"price": listing.price, "title": listing.title, "url": listing.url}
     if listing.product_id:
         shown["product_id"] = listing.product_id
@@ -361,8 +369,6 @@ def _listing_json(listing: Listing, *, named: bool = False) -> dict:
     shown["rocket"] = listing.rocket
     if named:
         shown["marketplace"] = listing.marketplace
-        if listing.product_type is not None:
-            shown["product_type"] = listing.product_type
     return shown
 
 

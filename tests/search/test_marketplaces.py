@@ -369,7 +369,7 @@ def test_a_429_is_retried_with_backoff_and_the_retry_finds_the_price(fake_naver)
         "seller": "스마트스토어",
         "rocket": False,
         "marketplace": "naver",
-        "product_type": 2,
     }
+    assert done.result["rounds"][0]["verdicts"][0]["product_type"] == 2
     assert list(done.result["by_marketplace"]) == ["naver"]
     assert len(fake_naver.requests) == 2
