@@ -214,6 +214,7 @@ class PriceSnapshotOut(Schema):
     rocket: bool
     cost_usd: float
     captured_at: datetime
+    marketplace: str | Omitted = Field(None, description="Where the lowest price was found (coupang, naver).")
 
 
 class ProductOut(Schema):
@@ -265,6 +266,7 @@ def product_out(product: Product, latest: PriceSnapshot | None) -> dict:
             "rocket": latest.rocket,
             "cost_usd": float(latest.cost_usd),
             "captured_at": latest.captured_at,
+            "marketplace": latest.marketplace or None,
         },
     }
 

@@ -170,6 +170,11 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
     for markup in sorted({run.page.markup for run in runs}):
         of_markup = [run for run in runs if run.page.markup == markup]
         print(f"    {markup:<20} {len(of_markup):>3} {sum(run.right for run in of_markup):>6}")
+    print("by marketplace     pages  right  trap-price")
+    for marketplace in sorted({run.page.marketplace for run in runs}):
+        of_market = [run for run in runs if run.page.marketplace == marketplace]
+        right_of, traps_of = sum(r.right for r in of_market), sum(r.trap_price for r in of_market)
+        print(f"    {marketplace:<20} {len(of_market):>3} {right_of:>6} {traps_of:>6}")
     if errors and wrong_listings:
         print("listings judged wrong (label → verdict: reason)")
         for name, listing, verdict in wrong_listings:

@@ -16,6 +16,11 @@ wire count, headers included, is shown beside it). RSS is the sum over this proc
 descendant (Playwright's driver and all Chromium processes), read from /proc, after 100 and after all
 searches. Goals: ≥ 10× faster, ≤ 10 % of the bytes, RSS growth ≤ 20 %.
 
+Then both marketplaces (`--both N` searches, 0 to skip; `--only-both` skips the comparison above): the same
+products searched on Coupang alone, on Naver alone (the fake Naver Search API, tests/fakes/naver_api.py, with
+its daily quota counted in the database) and on both, Naver's call beside Coupang's page or after it: the time
+per search and what Naver adds to it.
+
 The bench runs on its own throwaway database (test_lps_bench), never on the development data.
 """
 
@@ -54,9 +59,12 @@ from search.crawler import Crawler  # noqa: E402
 from search.judge import judge_listings  # noqa: E402
 from search.keywords import refine_queries  # noqa: E402
 from search.listings import ProductQuery, SearchPage  # noqa: E402
-from search.pipeline import search_product  # noqa: E402
+from search.marketplaces import admit_naver  # noqa: E402
+from search.pipeline import Marketplace, search_product  # noqa: E402
 from search.sources.coupang import CoupangSource  # noqa: E402
+from search.sources.naver import NaverCredentials, NaverSource  # noqa: E402
 from tests.fakes.marketplace import FakeMarketplace  # noqa: E402
+from tests.fakes.naver_api import CLIENT_ID, CLIENT_SECRET, FakeNaver  # noqa: E402
 from tests.processes import descendants, process_table  # noqa: E402
 
 BRANDS = ("삼성전자", "LG전자", "로지텍", "다이슨", "필립스", "소니", "애플", "샤오미")
@@ -175,7 +183,15 @@ def main() -> int:
     parser.add_argument("--searches", type=int, default=1000, help="pipeline searches (RSS read at 100 and here)")
     parser.add_argument("--naive-searches", type=int, default=10)
     parser.add_argument("--listings", type=int, default=36, help="product cards per result page")
+    parser.add_argument("--both", type=int, default=200, help="searches per set-up on both marketplaces (0: skip)")
+    parser.add_argument("--only-both", action="store_true", help="only the both-marketplaces part")
     options = parser.parse_args()
+    if options.only_both:
+        old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+        try:
+            return both_marketplaces(catalogue(options.listings), options.both)
+        finally:
+            connection.creation.destroy_test_db(old_name, verbosity=0)
     if options.searches < 100:
         parser.error("--searches must be at least 100 (RSS is read after 100 searches)")
 
@@ -311,7 +327,104 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     ]
     for goal, met, value in goals:
         print(f"goal {goal:22} {value:>10}  {'MET' if met else 'MISSED'}")
+    if options.both:
+        print()
+        both_marketplaces(products, options.both)
     return 0 if all(met for _, met, _ in goals) else 1
+
+
+def naver_items(product: ProductQuery, number: int, coupang: list[dict]) -> list[dict]:
+    """A Naver answer for `product`: a catalog, matched offers (half the products cheaper than on Coupang), a used
+    unit, a discontinued one and an accessory, as the Search API lists them."""
+    name = product.product_name
+    genuine = [c["price"] for c in coupang if not c.get("ad") and not c.get("sold_out") and "케이스" not in c["title"]]
+    base = min(genuine) + (-3_000 if number % 2 == 0 else 10_000)
+    return [
+        {"title": name, "price": base, "product_type": 1, "hprice": base + 90_000},
+        {"title": f"{name} 정품", "price": base + 2_000, "mall": "하이마트쇼핑몰"},
+        {"title": f"[중고] {name}", "price": base // 2, "product_type": 5, "mall": "중고나라"},
+        {"title": f"{name} 구형", "price": base // 3, "product_type": 8},
+        {"title": f"{name} 전용 파우치 &amp; 필름", "price": 9_900, "mall": "케이스마켓"},
+    ]
+
+
+def both_marketplaces(products, searches: int) -> int:
+    """Time searches on Coupang alone, Naver alone and both (concurrent and sequential); print what Naver adds."""
+    marketplace, naver = FakeMarketplace().start(), FakeNaver().start()
+    for number, (product, listings) in enumerate(products):
+        marketplace.set_results(product.product_name, listings)
+        naver.set_results(product.product_name, naver_items(product, number, listings))
+    source = CoupangSource(base_url=marketplace.base_url)
+    naver_source = NaverSource(base_url=naver.base_url, credentials=NaverCredentials(CLIENT_ID, CLIENT_SECRET))
+    crawler = Crawler(worker_id="bench-both")
+
+    def setups():
+        coupang = Marketplace("coupang", lambda query: crawler.fetch(source, query))
+        beside = Marketplace("naver", naver_source.search, admit=admit_naver, concurrent=True, billed_bytes=False)
+        after = Marketplace("naver", naver_source.search, admit=admit_naver, concurrent=False, billed_bytes=False)
+        return {
+            "coupang alone": [coupang],
+            "naver alone": [beside],
+            "both, naver beside": [coupang, beside],
+            "both, naver after": [coupang, after],
+        }
+
+    def one(product, markets) -> tuple[float, dict]:
+        started = time.perf_counter()
+        result = search_product(
+            product,
+            marketplaces=markets,
+            configured=["coupang", "naver"],
+            judge=lambda product, candidates: judge_listings(product, list(candidates), llm=None),
+            refine=lambda product, tried: refine_queries(product, llm=None, tried=list(tried)),
+        )
+        return time.perf_counter() - started, result
+
+    try:
+        one(products[-1][0], setups()["coupang alone"])  # the browser's launch, paid once by a worker
+        timings: dict[str, list[float]] = {label: [] for label in setups()}
+        results: dict[str, list[dict]] = {label: [] for label in setups()}
+        # Interleaved, so that the machine's load and the browser's warm-up weigh on every set-up alike.
+        for number in range(searches):
+            for label, markets in setups().items():
+                seconds, result = one(products[number % len(products)][0], markets)
+                timings[label].append(seconds)
+                results[label].append(result)
+            if (number + 1) % 25 == 0:
+                print(f"  {number + 1} searches per set-up", file=sys.stderr)
+    finally:
+        crawler.close()
+        naver_source.close()
+        marketplace.stop()
+        naver.stop()
+
+    def p(values, q):
+        return statistics.quantiles(values, n=100)[q - 1] * 1000
+
+    print(f"both marketplaces: {searches} searches per set-up, {len(products)} products, rules judge")
+    print(f"{'':26}{'mean ms':>10}{'p50':>9}{'p95':>9}{'found':>8}{'naver lowest':>14}{'naver calls':>13}")
+    for label, values in timings.items():
+        of_label = results[label]
+        found = sum(r["outcome"] == "found" for r in of_label)
+        naver_won = sum((r.get("lowest") or {}).get("marketplace") == "naver" for r in of_label)
+        calls = sum(r["metrics"]["by_marketplace"].get("naver", {}).get("calls", 0) for r in of_label)
+        print(
+            f"{label:26}{statistics.mean(values) * 1000:>10,.1f}{p(values, 50):>9,.1f}{p(values, 95):>9,.1f}"
+            f"{found:>8}{naver_won:>14}{calls / len(of_label):>13.2f}"
+        )
+    alone, beside, after = (
+        statistics.mean(timings[k]) * 1000 for k in ("coupang alone", "both, naver beside", "both, naver after")
+    )
+    naver_ms = statistics.mean(
+        [r["metrics"]["by_marketplace"]["naver"]["fetch_ms"] for r in results["both, naver beside"]]
+    )
+    print(
+        f"naver adds {beside - alone:+,.1f} ms per search beside coupang ({after - alone:+,.1f} ms after it); "
+        f"its own call takes {naver_ms:,.1f} ms; it reports the lowest price on "
+        f"{sum((r.get('lowest') or {}).get('marketplace') == 'naver' for r in results['both, naver beside'])}"
+        f" of {searches} searches"
+    )
+    return 0
 
 
 if __name__ == "__main__":

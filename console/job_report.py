@@ -21,6 +21,7 @@ PAYLOAD_LABELS = {
     "model_code": "Model code",
     "price": "Client's price",
     "callback_url": "Callback URL",
+    "marketplaces": "Marketplaces",
 }
 
 
@@ -32,6 +33,18 @@ class Listing:
     seller: str = ""
     rocket: bool = False
     product_id: str = ""
+    marketplace: str = ""
+
+
+@dataclass(frozen=True)
+class MarketplaceRow:
+    """One marketplace's own answer in a search across several (`by_marketplace`)."""
+
+    marketplace: str
+    outcome: str
+    lowest: Listing | None = None
+    reason: str = ""
+    """Why it was skipped (Naver's quota), if it was."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,7 @@ class SearchResult:
     matches: list[Listing]
     rounds: list[RoundRow]
     metrics: list[tuple[str, str]]
+    by_marketplace: list[MarketplaceRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,7 @@ def _listing(data: dict) -> Listing:
         seller=str(data.get("seller") or ""),
         rocket=bool(data.get("rocket")),
         product_id=str(data.get("product_id") or ""),
+        marketplace=str(data.get("marketplace") or ""),
     )
 
 
@@ -149,7 +164,27 @@ def _search_result(result: dict) -> SearchResult:
         matches=[_listing(m) for m in result.get("matches") or [] if isinstance(m, dict)],
         rounds=rounds,
         metrics=[(label, value) for label, value in metric_rows if value],
+        by_marketplace=_by_marketplace(result.get("by_marketplace")),
     )
+
+
+def _by_marketplace(data: object) -> list[MarketplaceRow]:
+    if not isinstance(data, dict):
+        return []
+    rows = []
+    for name, answer in data.items():
+        if not isinstance(answer, dict):
+            continue
+        lowest = answer.get("lowest")
+        rows.append(
+            MarketplaceRow(
+                marketplace=str(name),
+                outcome=str(answer.get("outcome") or ""),
+                lowest=_listing(lowest) if isinstance(lowest, dict) else None,
+                reason=str(answer.get("reason") or ""),
+            )
+        )
+    return rows
 
 
 def job_report(job: Job) -> JobReport:
@@ -158,7 +193,12 @@ def job_report(job: Job) -> JobReport:
     rows = []
     for key, label in PAYLOAD_LABELS.items():
         if key in payload and key != "callback_url":
-            rows.append((label, won(payload[key]) if key == "price" else str(payload[key])))
+            value = payload[key]
+            if key == "price":
+                value = won(value)
+            elif isinstance(value, list):
+                value = ", ".join(map(str, value))
+            rows.append((label, str(value)))
     rows.extend(
         (key, json.dumps(value, ensure_ascii=False)) for key, value in payload.items() if key not in PAYLOAD_LABELS
     )

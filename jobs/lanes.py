@@ -30,7 +30,7 @@ from jobs import handlers, queue
 from jobs import metrics as job_metrics
 from jobs.exceptions import InvalidJobResult, JobDeadlineExceeded
 from jobs.handlers import JobContext, Registration
-from jobs.outcomes import Outcome, format_error, job_log_context
+from jobs.outcomes import Outcome, format_error, job_log_context, retry_in
 
 # One logger for the whole worker: its lines read as one process's, wherever in jobs/ they are written.
 log = logging.getLogger("jobs.worker")
@@ -208,7 +208,11 @@ class Lane:
             outcome = Outcome(job, result=result)
         except Exception as exc:
             outcome = Outcome(
-                job, error=format_error(exc), error_kind=type(exc).__name__, retryable=getattr(exc, "retryable", True)
+                job,
+                error=format_error(exc),
+                error_kind=type(exc).__name__,
+                retryable=getattr(exc, "retryable", True),
+                retry_in_seconds=retry_in(exc),
             )
         outcome.elapsed = time.monotonic() - run.started
         with run.lock:

@@ -34,11 +34,21 @@ class Outcome:
     error_kind: str | None = None
     """The exception class name of a failure (last_error_kind)."""
     retryable: bool = True
+    retry_in_seconds: float | None = None
+    """When the failure itself says when to try again (its `retry_in_seconds`), instead of the backoff."""
     elapsed: float = 0.0
 
     @property
     def succeeded(self) -> bool:
         return self.error is None
+
+
+def retry_in(exc: BaseException) -> float | None:
+    """A failure's own `retry_in_seconds` (a quota that resets at a known time), when it is a sane number."""
+    value = getattr(exc, "retry_in_seconds", None)
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 7 * 24 * 3600:
+        return float(value)
+    return None
 
 
 def format_error(exc: BaseException) -> str:
@@ -70,7 +80,13 @@ def write(outcomes: list[Outcome]) -> list[tuple[Outcome, queue.Transition]]:
         written += zip(successes, transitions, strict=True)
     for outcome in outcomes:
         if not outcome.succeeded:
-            transition = queue.fail(outcome.job, outcome.error, kind=outcome.error_kind, retryable=outcome.retryable)
+            transition = queue.fail(
+                outcome.job,
+                outcome.error,
+                kind=outcome.error_kind,
+                retryable=outcome.retryable,
+                retry_in_seconds=outcome.retry_in_seconds,
+            )
             written.append((outcome, transition))
     return written
 

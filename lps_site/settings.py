@@ -217,6 +217,14 @@ LPS_SNAPSHOT_RETENTION_DAYS = env.int("LPS_SNAPSHOT_RETENTION_DAYS", default=7)
 # An IP session still open this long after it started belongs to a worker that died (kill -9, machine lost).
 LPS_ABANDONED_SESSION_HOURS = env.int("LPS_ABANDONED_SESSION_HOURS", default=24)
 
+# --- Naver Shopping (configured exactly when both credentials are set) -----------------------------------------
+NAVER_CLIENT_ID = env.str("NAVER_CLIENT_ID", default="")
+NAVER_CLIENT_SECRET = env.str("NAVER_CLIENT_SECRET", default="")
+LPS_NAVER_URL = env.str("LPS_NAVER_URL", default="https://openapi.naver.com")
+# Calls a day across every worker (Naver's own limit is 25,000 a day per application, reset at 00:00 KST).
+LPS_NAVER_DAILY_CALLS = env.int("LPS_NAVER_DAILY_CALLS", default=25_000)
+LPS_NAVER_TIMEOUT_SECONDS = env.float("LPS_NAVER_TIMEOUT_SECONDS", default=10.0)
+
 # --- LLM (on exactly when OPENAI_API_KEY is set) -------------------------------------------------------
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="") or None

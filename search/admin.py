@@ -20,7 +20,7 @@ from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter, recent_values_filter
 from lps_site.admin_formatting import short_duration, web_url, won
 from lps_site.svg_charts import price_chart
-from search.models import BotEvent, IpSession, PriceSnapshot, Product
+from search.models import BotEvent, IpSession, NaverCallDay, PriceSnapshot, Product
 
 PRICE_HISTORY_POINTS = 200
 SNAPSHOT_ROWS = 50
@@ -272,3 +272,19 @@ class BotEventAdmin(ObservedReadOnlyAdmin):
             name="search_botevent_snapshot",
         )
         return [snapshot, *super().get_urls()]
+
+
+@admin.register(NaverCallDay)
+class NaverCallDayAdmin(ObservedReadOnlyAdmin):
+    """Naver Search API calls per quota day (a day in Korea), against LPS_NAVER_DAILY_CALLS."""
+
+    list_display = ["day", "calls", "quota", "updated_at"]
+    ordering = ["-day"]
+    sortable_by = ["day"]
+    fields = ["day", "calls", "quota", "updated_at"]
+    readonly_fields = ["quota"]
+
+    @admin.display(description="of the daily quota")
+    def quota(self, row):
+        limit = settings.LPS_NAVER_DAILY_CALLS
+        return f"{row.calls / limit:.1%} of {limit:,}" if limit > 0 else "no quota (Naver off)"

@@ -9,7 +9,7 @@ class SearchConfig(AppConfig):
     def ready(self):
         from jobs import handlers, maintenance
         from lps_site.job_types import JobType
-        from search import handler, retention
+        from search import handler, marketplaces, retention
 
         # A heavy lane (a browser per handler): never claimed ahead, so no search waits in a busy worker while
         # another is idle.
@@ -21,6 +21,7 @@ class SearchConfig(AppConfig):
         )(handler.run_search)
         # The worker's one browser goes down with the worker, not with the interpreter's exit.
         handlers.on_worker_shutdown(handler.close_shared_crawler)
+        handlers.on_worker_shutdown(marketplaces.close_shared_naver)
         maintenance.register(
             "end abandoned IP sessions",
             retention.end_sessions_of_dead_workers,

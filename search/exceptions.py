@@ -73,3 +73,33 @@ class InvalidProduct(SearchError):
     """The SEARCH payload is not a product that can be searched."""
 
     retryable = False
+
+
+class NaverRejected(SearchError):
+    """Naver's Search API refused LPS's request itself (401/403: the client id or secret is wrong, or the Search API
+    is not enabled for the application; or an SE01–SE06 code): retrying cannot help, the configuration must change."""
+
+    retryable = False
+
+    def __init__(self, message: str | None = None, *, http_status: int | None = None, error_code: str | None = None):
+        super().__init__(message)
+        self.http_status = http_status
+        self.error_code = error_code
+
+
+class NaverFailed(SearchError):
+    """Naver's Search API could not answer (timeout, connection error, 429, 5xx or an unreadable body)."""
+
+    def __init__(self, message: str | None = None, *, http_status: int | None = None, error_code: str | None = None):
+        super().__init__(message)
+        self.http_status = http_status
+        self.error_code = error_code
+
+
+class MarketplacesSkipped(SearchError):
+    """Every marketplace the search covers was skipped (Naver's daily quota is spent): retried once it resets."""
+
+    def __init__(self, message: str | None = None, *, retry_in_seconds: float | None = None):
+        super().__init__(message)
+        self.retry_in_seconds = retry_in_seconds
+        """When to try again (the worker passes it to the queue instead of the usual backoff)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.db import transaction
@@ -17,6 +17,7 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from lps_site.job_types import JobType
+from search import marketplaces as search_marketplaces
 from search import metrics, pipeline
 from search.crawler import Crawler
 from search.judge import judge_listings
@@ -59,11 +60,15 @@ def run_pipeline(
     remaining: Callable[[], float] | None = None,
     cancelled: threading.Event | None = None,
     client_id: int | None = None,
+    marketplaces: Sequence[str] | None = None,
 ) -> dict:
-    """Run the search pipeline for `product` on the Coupang adapter, judging with `llm` (rules when None).
+    """Run the search pipeline for `product` on `marketplaces` (None: every configured one), judging with `llm`
+    (rules when None).
 
     `remaining` (seconds left before the caller's deadline) bounds every page load; `client_id`'s corrections
-    of the product apply (an operator's shared ones apply to every search).
+    of the product apply (an operator's shared ones apply to every search). Coupang alone, not asked for by name,
+    gives the single-marketplace result of §8; otherwise each listing names its marketplace and the result has
+    `by_marketplace` (search/marketplaces.py).
     """
     source = CoupangSource(base_url=settings.LPS_COUPANG_URL)
 
@@ -76,9 +81,18 @@ def run_pipeline(
             timeout = min(timeout, left)
         return crawler.fetch(source, query, timeout=timeout, cancelled=cancelled)
 
+    offered = search_marketplaces.configured()
+    names = list(marketplaces) if marketplaces is not None else offered
+    by_name = {
+        "coupang": lambda: pipeline.Marketplace("coupang", fetch),
+        "naver": lambda: search_marketplaces.naver_marketplace(remaining),
+    }
+    named = marketplaces is not None or names != ["coupang"]
     return pipeline.search_product(
         product,
-        fetch=fetch,
+        fetch=None if named else fetch,
+        marketplaces=[by_name[name]() for name in names] if named else None,
+        configured=offered,
         judge=lambda product, candidates: judge_listings(product, list(candidates), llm=llm),
         refine=lambda product, tried: refine_queries(product, llm=llm, tried=list(tried)),
         cancelled=cancelled,
@@ -99,6 +113,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
             remaining=context.remaining,
             cancelled=context.cancelled,
             client_id=client_id,
+            marketplaces=payload.marketplaces,
         )
     finally:
         if llm is not None:

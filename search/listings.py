@@ -33,11 +33,22 @@ class Listing:
     ad: bool = False
     marketplace: str = "coupang"
     """The marketplace the listing is on: with product_id, what a correction names it by (SPEC §10)."""
+    product_type: int | None = None
+    """Naver Shopping's productType: 1–3 new (a catalog, an unmatched offer, an offer matched to a catalog), 4–6
+    used, 7–9 discontinued, 10–12 not yet on sale. None where the marketplace has no such field."""
+    rental: bool = False
+    """The listing offers a rental or subscription (its price is a fee, not a purchase): never a candidate."""
 
     @property
     def is_candidate(self) -> bool:
-        """Ads and sold-out listings are never candidates for the lowest price."""
-        return not self.ad and not self.sold_out
+        """Ads, sold-out listings, rentals and anything but a new, current offer are never candidates."""
+        if self.ad or self.sold_out or self.rental:
+            return False
+        return self.product_type is None or self.product_type in NEW_PRODUCT_TYPES
+
+
+NEW_PRODUCT_TYPES = frozenset({1, 2, 3})
+"""Naver's productTypes of new, current offers (4–12 are used, discontinued or not yet on sale)."""
 
 
 @dataclass(frozen=True)

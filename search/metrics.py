@@ -30,8 +30,26 @@ LLM_TOKENS = Counter(
 )
 COST_USD = Counter("lps_cost_usd", "Money spent searching, in USD, by kind (ai: LLM tokens, proxy: bytes).", ["kind"])
 
+MARKETPLACE_SEARCHES = Counter(
+    "lps_marketplace_searches",
+    "Finished searches by marketplace and that marketplace's own outcome (found, not_found, skipped).",
+    ["marketplace", "outcome"],
+)
+NAVER_CALLS = Counter(
+    "lps_naver_calls",
+    "Calls to Naver's Search API by result (ok, rejected: credentials or request refused, rate_limited: 429, "
+    "error: timeout, 5xx or unreadable answer, quota_spent: not made, the daily quota is spent).",
+    ["result"],
+)
+NAVER_RESULTS = ("ok", "rejected", "rate_limited", "error", "quota_spent")
+
 for _outcome in SEARCH_OUTCOMES:
     SEARCHES.labels(_outcome)
+for _result in NAVER_RESULTS:
+    NAVER_CALLS.labels(_result)
+for _marketplace in ("coupang", "naver"):
+    for _outcome in ("found", "not_found", "skipped"):
+        MARKETPLACE_SEARCHES.labels(_marketplace, _outcome)
 for _kind in ROUND_KINDS:
     SEARCH_ROUNDS.labels(_kind)
 for _source in VERDICT_SOURCES:
@@ -51,6 +69,9 @@ def record_search(result: dict, *, default_source: str) -> None:
     """
     outcome = "cached" if result.get("cached") else str(result.get("outcome"))
     SEARCHES.labels(outcome).inc()
+    if not result.get("cached"):
+        for marketplace, answer in (result.get("by_marketplace") or {}).items():
+            MARKETPLACE_SEARCHES.labels(str(marketplace), str(answer.get("outcome"))).inc()
     for round_ in result.get("rounds") or []:
         SEARCH_ROUNDS.labels(str(round_.get("kind"))).inc()
         round_source = round_.get("judge") or default_source
@@ -78,3 +99,8 @@ def record_llm_usage(model: str, *, input_tokens: int, output_tokens: int, cost_
     LLM_TOKENS.labels(model, "input").inc(input_tokens)
     LLM_TOKENS.labels(model, "output").inc(output_tokens)
     COST_USD.labels("ai").inc(cost_usd)
+
+
+def record_naver_call(result: str) -> None:
+    """Count one call to Naver's Search API (or one not made: quota_spent) by its result."""
+    NAVER_CALLS.labels(result).inc()

@@ -54,6 +54,8 @@ class PriceSnapshot(models.Model):
     rocket = models.BooleanField(default=False)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     captured_at = models.DateTimeField(db_default=Now())
+    # Where the lowest price was found ("coupang", "naver") when the result names it; empty otherwise.
+    marketplace = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
         db_table = "search_price_snapshot"
@@ -112,3 +114,22 @@ class BotEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} via {self.proxy_label}"
+
+
+class NaverCallDay(models.Model):
+    """Calls made to Naver's Search API on one day of Naver's quota (a day in Korea: it resets at 00:00 KST).
+
+    One row per day, counted up by every worker in one statement (search/naver_quota.py), never in memory.
+    """
+
+    day = models.DateField(primary_key=True)
+    calls = models.IntegerField(default=0)
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "search_naver_call_day"
+        verbose_name = "Naver calls per day"
+        verbose_name_plural = "Naver calls per day"
+
+    def __str__(self) -> str:
+        return f"{self.day}: {self.calls} call(s)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -92,6 +92,46 @@ Attribute = _bounded(False, ATTRIBUTE_MAX)
 CallbackUrl = Annotated[str, StringConstraints(strict=True, max_length=CALLBACK_URL_MAX, pattern=CALLBACK_URL_PATTERN)]
 
 
+MarketplaceName = Literal["coupang", "naver"]
+
+
+def _configured_marketplaces(names: list[str] | None) -> list[str] | None:
+    # Checked where the product is validated (the API, then the worker): a marketplace this deployment does not
+    # search is refused before any job exists, rather than silently left out of the answer.
+    if names is None:
+        return None
+    from search.marketplaces import configured
+
+    offered = configured()
+    for name in names:
+        if name not in offered:
+            raise PydanticCustomError(
+                "marketplace_unconfigured",
+                "{name} is not configured on this deployment (it searches {offered})",
+                {"name": name, "offered": ", ".join(offered)},
+            )
+    return list(dict.fromkeys(names))
+
+
+def _offered_enum(schema: dict) -> None:
+    # The OpenAPI document names what this deployment accepts: Naver appears only where its keys are set.
+    from search.marketplaces import configured
+
+    offered = configured()
+
+    def narrow(node: object) -> None:
+        if isinstance(node, dict):
+            if "coupang" in (node.get("enum") or ()):
+                node["enum"] = list(offered)
+            for value in node.values():
+                narrow(value)
+        elif isinstance(node, list):
+            for value in node:
+                narrow(value)
+
+    narrow(schema)
+
+
 class SearchProduct(BaseModel):
     """One product to search. Unknown fields are ignored; null counts as absent for the optional ones."""
 
@@ -113,6 +153,16 @@ class SearchProduct(BaseModel):
             "metadata addresses are refused; loopback and private ones unless LPS_ALLOW_PRIVATE_CALLBACKS=true."
         ),
     )
+    marketplaces: Annotated[list[MarketplaceName], AfterValidator(_configured_marketplaces)] | None = Field(
+        None,
+        min_length=1,
+        json_schema_extra=_offered_enum,
+        description=(
+            "The marketplaces to search, among those the deployment configures (Naver needs its API keys); "
+            "absent: every configured one. When sent, each listing names its marketplace and the result has "
+            "by_marketplace."
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -123,6 +173,8 @@ class SearchPayload:
     callback_url: str | None = None
     client_id: int | None = None
     """The API client whose job this is; None for jobs enqueued outside the API."""
+    marketplaces: tuple[str, ...] | None = None
+    """The marketplaces the client asked for by name; None: every configured one."""
 
     @classmethod
     def from_product(cls, product: SearchProduct, *, client_id: int | None) -> SearchPayload:
@@ -137,6 +189,7 @@ class SearchPayload:
             ),
             callback_url=product.callback_url or None,
             client_id=client_id,
+            marketplaces=tuple(product.marketplaces) if product.marketplaces is not None else None,
         )
 
     @classmethod
@@ -167,6 +220,8 @@ class SearchPayload:
         ):
             if value is not None:
                 payload[name] = value
+        if self.marketplaces is not None:
+            payload["marketplaces"] = list(self.marketplaces)
         return payload
 
 

@@ -14,7 +14,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,7 +23,7 @@ from django.conf import settings
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
 from search import overrides
-from search.exceptions import LlmBadResponse
+from search.exceptions import LlmBadResponse, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
 logger = logging.getLogger(__name__)
@@ -53,12 +54,56 @@ class _Spent:
     bytes: int = 0
 
 
+@dataclass(frozen=True)
+class Skip:
+    """Why a marketplace is left out of the rest of a search (a spent quota), and when asking again may work."""
+
+    reason: str
+    retry_in_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Marketplace:
+    """One marketplace as a search sees it: its name and how to fetch a query's page there."""
+
+    name: str
+    fetch: Fetch
+    admit: Callable[[], Skip | None] | None = None
+    """Called in the search's own thread before each fetch: None to go on, or why the marketplace is skipped for
+    the rest of the search (Naver's quota takes a call here, in the database)."""
+    concurrent: bool = False
+    """`fetch` touches neither the database nor the browser, so it may run in a helper thread beside the others."""
+    billed_bytes: bool = True
+    """Whether the bytes of its pages go through the proxy and count in metrics.bytes and the proxy cost."""
+
+
+@dataclass
+class _Market:
+    """One marketplace's part of a search so far."""
+
+    marketplace: Marketplace
+    matches: list[tuple[Listing, float, str]] = field(default_factory=list)
+    skip: Skip | None = None
+    calls: int = 0
+    bytes: int = 0
+    elapsed_ms: int = 0
+    rounds: int = 0
+
+    @property
+    def outcome(self) -> str:
+        if self.matches:
+            return "found"
+        return "skipped" if self.skip is not None else "not_found"
+
+
 def search_product(
     product: ProductQuery,
     *,
-    fetch: Fetch,
+    fetch: Fetch | None = None,
     judge: Judge,
     refine: Refine,
+    marketplaces: Sequence[Marketplace] | None = None,
+    configured: Sequence[str] | None = None,
     max_rounds: int | None = None,
     cache_ttl: timedelta | None = None,
     cancelled: threading.Event | None = None,
@@ -67,11 +112,18 @@ def search_product(
 ) -> dict:
     """Find the lowest genuine price of `product`, or conclude it is not there; return the SEARCH result (§8).
 
-    Round 1 searches the product name. Only after a round whose healthy page yields no match is `refine`
-    called (once) for a precise query (round 2) and a broad one (round 3); `max_rounds` caps the rounds.
-    A not_found is remembered in the negative cache for `cache_ttl`, and a cached not_found returns at once
-    without calling `fetch`, `judge` or `refine`. `client_id`'s corrections of the product (search/overrides.py)
-    settle the listings they name before the judge sees the rest.
+    Round 1 searches the product name. Only after a round that leaves a marketplace without a match is `refine`
+    called (once) for a precise query (round 2) and a broad one (round 3), searched on the marketplaces that
+    have not found it yet; `max_rounds` caps the rounds. Each round judges the candidates of all its
+    marketplaces in one `judge` call. A not_found of every marketplace is remembered in the negative cache for
+    `cache_ttl`, and a cached not_found returns at once without calling `fetch`, `judge` or `refine`.
+
+    `fetch` alone searches one marketplace and the result is the §8 shape of a single-marketplace search;
+    `marketplaces` (with `configured`, the names a deployment offers, for the cache) names each listing's
+    marketplace and adds `by_marketplace`. A marketplace whose `admit` says skip is left out with its reason;
+    when every one is skipped, MarketplacesSkipped is raised so the queue retries the job once it may work.
+    `client_id`'s corrections of the product (search/overrides.py) settle the listings they name before the judge
+    sees the rest.
     """
     started = time.monotonic()
     max_rounds = settings.LPS_MAX_ROUNDS if max_rounds is None else max_rounds
@@ -81,77 +133,209 @@ def search_product(
         cache_ttl = timedelta(seconds=settings.LPS_NEGATIVE_CACHE_TTL_SECONDS)
     if not product.product_name.strip():
         raise ValueError("a product needs a name to be searched")
+    named = marketplaces is not None
+    if marketplaces is None:
+        if fetch is None:
+            raise ValueError("a search needs a fetch or marketplaces")
+        marketplaces = [Marketplace(DEFAULT_MARKETPLACE, fetch)]
+    if not marketplaces or len({m.name for m in marketplaces}) != len(marketplaces):
+        raise ValueError("a search needs marketplaces with distinct names")
+    searched = frozenset(m.name for m in marketplaces)
 
-    cache_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
+    base_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
     # Looked up once: a search is short, and each round's candidates are checked against the same word.
     corrections = overrides.for_product(product, client_id)
-    if not corrections.confirms_any and cache.lookup(cache_key) is not None:
-        logger.info("search %s: not_found from the negative cache (%s)", product.product_code, cache_key)
-        return _result(
-            outcome="not_found", matches=[], rounds=[], cached=True, spent=_Spent(), started=started, ai_cost=ai_cost
-        )
+    for scope in _covering_scopes(searched, frozenset(configured or ()) | searched):
+        if corrections.confirms_any:
+            break
+        if cache.lookup(_scoped_key(base_key, scope)) is not None:
+            logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
+            return _result(
+                outcome="not_found",
+                matches=[],
+                rounds=[],
+                cached=True,
+                spent=_Spent(),
+                started=started,
+                ai_cost=ai_cost,
+                markets=[_Market(m) for m in marketplaces] if named else None,
+            )
 
     spent = _Spent()
+    markets = [_Market(m) for m in marketplaces]
     rounds: list[dict] = []
     tried: list[str] = []
     queued: deque[tuple[str, str]] = deque([("original", product.product_name)])
     refined = False
     while queued and len(rounds) < max_rounds:
+        active = [market for market in markets if not market.matches and market.skip is None]
+        if not active:
+            break
         kind, query = queued.popleft()
         query = query.strip()
         # A refined query that repeats one already searched would pay for the same page twice.
         if not query or cache.normalise_query(query) in {cache.normalise_query(q) for q in tried}:
             continue
         _stop_if_cancelled(cancelled, f"before searching {query!r}")
-        page = fetch(query)
+        for market in active:
+            if market.marketplace.admit is not None:
+                market.skip = market.marketplace.admit()
+                if market.skip is not None:
+                    logger.warning(
+                        "search %s: %s skipped: %s", product.product_code, market.marketplace.name, market.skip.reason
+                    )
+        active = [market for market in active if market.skip is None]
+        if not active:
+            break
+        pages = _fetch_all([market.marketplace for market in active], query)
         tried.append(query)
-        spent.bytes += page.bytes
-        candidates = page.candidates
+        candidates: list[Listing] = []
+        owners: list[_Market] = []
+        for market, page in zip(active, pages, strict=True):
+            market.calls += 1
+            market.rounds += 1
+            market.bytes += page.bytes
+            market.elapsed_ms += page.elapsed_ms
+            if market.marketplace.billed_bytes:
+                spent.bytes += page.bytes
+            candidates.extend(page.candidates)
+            owners.extend([market] * len(page.candidates))
         judgement = None
         if candidates:
             _stop_if_cancelled(cancelled, f"before judging the results of {query!r}")
             judgement = corrections.judge(product, candidates, judge)
             spent.usage += judgement.usage
-        matches = _matches(candidates, judgement)
-        rounds.append(_round(query, kind, candidates, judgement, matches))
+        matched = _matches(candidates, judgement)
+        for listing, confidence, reason, index in matched:
+            owners[index].matches.append((listing, confidence, reason))
+        matches = [(listing, confidence, reason) for listing, confidence, reason, _ in matched]
+        round_ = _round(query, kind, candidates, judgement, matches)
+        if named:
+            _name_round(round_, active, candidates, owners, matched)
+        rounds.append(round_)
         logger.info(
-            "search %s round %d (%s) %r: %d listings, %d candidates, %d matches",
+            "search %s round %d (%s) %r on %s: %d listings, %d candidates, %d matches",
             product.product_code,
             len(rounds),
             kind,
             query,
-            len(page.listings),
+            ", ".join(market.marketplace.name for market in active),
+            sum(len(page.listings) for page in pages),
             len(candidates),
             len(matches),
         )
-        if matches:
-            return _result(
-                outcome="found",
-                matches=matches,
-                rounds=rounds,
-                cached=False,
-                spent=spent,
-                started=started,
-                ai_cost=ai_cost,
-            )
-        if not refined and len(rounds) < max_rounds:
-            # The keyword generator costs an LLM call: ask for it only once a round has found nothing.
+        still_looking = any(not market.matches and market.skip is None for market in markets)
+        if still_looking and not refined and len(rounds) < max_rounds:
+            # The keyword generator costs an LLM call: ask for it only once a round has left a marketplace without
+            # a match.
             _stop_if_cancelled(cancelled, "before refining the query")
             refinement = refine(product, list(tried))
             spent.usage += refinement.usage
             queued.extend([("precise", refinement.precise), ("broad", refinement.broad)])
             refined = True
 
-    if not corrections.used_private:
-        # A not_found that one client's own correction made is that client's, never every shop's.
+    found = sorted(
+        (match for market in markets for match in market.matches), key=lambda match: (match[0].price, -match[1])
+    )
+    skipped = [market for market in markets if market.skip is not None]
+    if not found and len(skipped) == len(markets):
+        waits = [m.skip.retry_in_seconds for m in skipped if m.skip.retry_in_seconds is not None]
+        raise MarketplacesSkipped(
+            "; ".join(f"{m.marketplace.name}: {m.skip.reason}" for m in skipped),
+            retry_in_seconds=min(waits) if waits else None,
+        )
+    # A not_found that one client's own correction made is that client's, never every shop's.
+    if not found and not skipped and not corrections.used_private:
         cache.remember(
-            cache_key,
+            _scoped_key(base_key, searched),
             ttl=cache_ttl,
             reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
         )
     return _result(
-        outcome="not_found", matches=[], rounds=rounds, cached=False, spent=spent, started=started, ai_cost=ai_cost
+        outcome="found" if found else "not_found",
+        matches=found,
+        rounds=rounds,
+        cached=False,
+        spent=spent,
+        started=started,
+        ai_cost=ai_cost,
+        markets=markets if named else None,
     )
+
+
+DEFAULT_MARKETPLACE = "coupang"
+"""The marketplace of a search given one `fetch`, and the one whose negative-cache key has no suffix."""
+
+
+def _scoped_key(key: cache.ProductKey, scope: frozenset[str]) -> cache.ProductKey:
+    """The negative-cache key of a not_found on exactly the marketplaces in `scope`.
+
+    Coupang alone keeps the product's own key, so a deployment without other marketplaces reads and writes the rows
+    it always has.
+    """
+    if scope == {DEFAULT_MARKETPLACE}:
+        return key
+    return replace(key, key=f"{key.key}@{','.join(sorted(scope))}")
+
+
+def _covering_scopes(searched: frozenset[str], offered: frozenset[str]) -> list[frozenset[str]]:
+    """The marketplace sets whose not_found answers a search of `searched`: itself and every larger offered set."""
+    others = sorted(offered - searched)
+    scopes = []
+    for mask in range(1 << len(others)):
+        scopes.append(searched | {name for bit, name in enumerate(others) if mask >> bit & 1})
+    return scopes
+
+
+def _fetch_all(marketplaces: Sequence[Marketplace], query: str) -> list[SearchPage]:
+    """Fetch `query` on each marketplace: the concurrent ones in helper threads while the others run here.
+
+    Every fetch is waited for; then the first failure (in the marketplaces' order) is raised, so a marketplace
+    that failed while another answered fails the round, and the job is retried rather than answered in part.
+    """
+    if len(marketplaces) == 1:
+        return [marketplaces[0].fetch(query)]
+    outcomes: list[SearchPage | BaseException | None] = [None] * len(marketplaces)
+    helpers = [index for index, marketplace in enumerate(marketplaces) if marketplace.concurrent]
+    if len(helpers) == len(marketplaces):
+        helpers = helpers[1:]  # the search's own thread takes one of them rather than wait idle
+    with ThreadPoolExecutor(max_workers=max(1, len(helpers)), thread_name_prefix="search-fetch") as pool:
+        futures = {index: pool.submit(marketplaces[index].fetch, query) for index in helpers}
+        for index, marketplace in enumerate(marketplaces):
+            if index not in futures:
+                try:
+                    outcomes[index] = marketplace.fetch(query)
+                except Exception as exc:  # raised below, once every fetch has ended
+                    outcomes[index] = exc
+        for index, future in futures.items():
+            try:
+                outcomes[index] = future.result()
+            except Exception as exc:
+                outcomes[index] = exc
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [outcome for outcome in outcomes if isinstance(outcome, SearchPage)]
+
+
+def _name_round(
+    round_: dict,
+    active: Sequence[_Market],
+    candidates: Sequence[Listing],
+    owners: Sequence[_Market],
+    matched: Sequence[tuple],
+) -> None:
+    """Add to a round what each marketplace contributed: its candidates and matches, and each verdict's marketplace."""
+    by_market = {market.marketplace.name: {"candidates": 0, "matches": 0} for market in active}
+    for owner in owners:
+        by_market[owner.marketplace.name]["candidates"] += 1
+    for _, _, _, index in matched:
+        by_market[owners[index].marketplace.name]["matches"] += 1
+    round_["marketplaces"] = by_market
+    for verdict in round_["verdicts"]:
+        verdict["marketplace"] = owners[verdict["index"]].marketplace.name
+        if candidates[verdict["index"]].product_type is not None:
+            verdict["product_type"] = candidates[verdict["index"]].product_type
 
 
 def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:
@@ -159,8 +343,9 @@ def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:
         raise JobDeadlineExceeded(f"the search was stopped {where}")
 
 
-def _matches(candidates: Sequence[Listing], judgement: Judgement | None) -> list[tuple[Listing, float, str]]:
-    """The candidates the judge called the same product, lowest price first (ties: most confident first)."""
+def _matches(candidates: Sequence[Listing], judgement: Judgement | None) -> list[tuple[Listing, float, str, int]]:
+    """The candidates the judge called the same product, with their index, lowest price first (ties: most confident
+    first)."""
     if judgement is None:
         return []
     found = []
@@ -170,17 +355,20 @@ def _matches(candidates: Sequence[Listing], judgement: Judgement | None) -> list
         if verdict.same_product:
             found.append((candidates[verdict.index], verdict.confidence, verdict.reason, verdict.index))
     found.sort(key=lambda match: (match[0].price, -match[1], match[3]))
-    return [(listing, confidence, reason) for listing, confidence, reason, _ in found]
+    return found
 
 
-def _listing_json(listing: Listing) -> dict:
-    """A listing as a result shows it: what a client needs to buy it, absent values left out."""
+def _listing_json(listing: Listing, *, named: bool = False) -> dict:
+    """A listing as a result shows it: what a client needs to buy it, absent values left out; `named` adds its
+    marketplace (the keys of SPEC §8 and no others)."""
     shown = {"price": listing.price, "title": listing.title, "url": listing.url}
     if listing.product_id:
         shown["product_id"] = listing.product_id
     if listing.seller:
         shown["seller"] = listing.seller
     shown["rocket"] = listing.rocket
+    if named:
+        shown["marketplace"] = listing.marketplace
     return shown
 
 
@@ -238,14 +426,18 @@ def _result(
     spent: _Spent,
     started: float,
     ai_cost: AiCost,
+    markets: Sequence[_Market] | None = None,
 ) -> dict:
     ai_usd = round(ai_cost(spent.usage), COST_DIGITS)
     proxy_usd = round(spent.bytes / 1e9 * settings.LPS_PROXY_USD_PER_GB, COST_DIGITS)
+    named = markets is not None
     result: dict = {"outcome": outcome}
     if matches:
-        result["lowest"] = _listing_json(matches[0][0])
+        result["lowest"] = _listing_json(matches[0][0], named=named)
+    if markets is not None:
+        result["by_marketplace"] = {market.marketplace.name: _market_json(market, cached) for market in markets}
     result["matches"] = [
-        {**_listing_json(listing), "confidence": round(float(confidence), 3), "reason": reason}
+        {**_listing_json(listing, named=named), "confidence": round(float(confidence), 3), "reason": reason}
         for listing, confidence, reason in matches[:MATCHES_SHOWN]
     ]
     result["rounds"] = rounds
@@ -261,4 +453,29 @@ def _result(
         "bytes": spent.bytes,
         "cost": {"ai_usd": ai_usd, "proxy_usd": proxy_usd, "total_usd": round(ai_usd + proxy_usd, COST_DIGITS)},
     }
+    if markets is not None:
+        # The AI cost is one judge call per round across the marketplaces: it is not split between them.
+        result["metrics"]["by_marketplace"] = {
+            market.marketplace.name: {
+                "calls": market.calls,
+                "rounds": market.rounds,
+                "bytes": market.bytes,
+                "fetch_ms": market.elapsed_ms,
+                "proxy_usd": round(market.bytes / 1e9 * settings.LPS_PROXY_USD_PER_GB, COST_DIGITS)
+                if market.marketplace.billed_bytes
+                else 0.0,
+            }
+            for market in markets
+        }
     return result
+
+
+def _market_json(market: _Market, cached: bool) -> dict:
+    """One marketplace's own answer: its outcome, its lowest match, or why it was skipped."""
+    shown: dict = {"outcome": "not_found" if cached else market.outcome}
+    if market.matches:
+        best = min(market.matches, key=lambda match: (match[0].price, -match[1]))
+        shown["lowest"] = _listing_json(best[0], named=True)
+    if market.skip is not None and not market.matches:
+        shown["reason"] = market.skip.reason
+    return shown

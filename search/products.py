@@ -52,6 +52,7 @@ def record_search(
             url=lowest.get("url", ""),
             seller=lowest.get("seller", "")[:500],
             rocket=bool(lowest.get("rocket", False)),
+            marketplace=str(lowest.get("marketplace") or "")[:40],
             cost_usd=Decimal(str(cost)).quantize(Decimal("0.000001")),
         )
 

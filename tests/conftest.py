@@ -9,6 +9,7 @@ from pathlib import Path
 
 pytest_plugins = [
     "tests.fakes.marketplace",
+    "tests.fakes.naver_api",
     "tests.fakes.openai_server",
     "tests.fakes.webhook_receiver",
 ]

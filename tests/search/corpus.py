@@ -18,9 +18,18 @@ CORPUS_DIR = Path(__file__).resolve().parent / "judge_corpus"
 
 PAGE_KEYS = frozenset({"product", "markup", "category", "traps", "note", "listings", "expected"})
 PRODUCT_KEYS = frozenset({"product_name", "brand", "model_code", "price"})
-RENDERED_KEYS = frozenset({"title", "price", "seller", "rocket", "sold_out", "ad", "original_price", "unit_price_text"})
+RENDERED_KEYS = frozenset(
+    {"title", "price", "seller", "rocket", "sold_out", "ad", "original_price", "unit_price_text"}
+    | {"product_type", "hprice"}
+)
 LABEL_KEYS = frozenset({"same", "trap"})
-MARKUPS = frozenset({"current", "legacy"})
+COUPANG_MARKUPS = frozenset({"current", "legacy"})
+"""The result markups of the fake Coupang (tests/fakes/marketplace.py)."""
+MARKUPS = COUPANG_MARKUPS | {"naver"}
+"""`naver`: the items of a Naver Shopping Search API answer, served by tests/fakes/naver_api.py."""
+NAVER_ONLY_KEYS = frozenset({"product_type", "hprice"})
+COUPANG_ONLY_KEYS = frozenset({"rocket", "sold_out", "ad", "original_price", "unit_price_text"})
+NEW_PRODUCT_TYPES = frozenset({1, 2, 3})
 TRAPS = frozenset(
     {
         "condition",
@@ -62,12 +71,28 @@ class CorpusListing:
     sold_out: bool
     rendered: dict
     """The keys the fake marketplace renders (the labels stripped)."""
+    marketplace: str = "coupang"
+
+    @property
+    def product_type(self) -> int | None:
+        return self.rendered.get("product_type", 2) if self.marketplace == "naver" else None
 
     @property
     def is_candidate(self) -> bool:
+        if self.product_type is not None and self.product_type not in NEW_PRODUCT_TYPES:
+            return False
         return not self.ad and not self.sold_out
 
     def as_listing(self, position: int) -> Listing:
+        if self.marketplace == "naver":
+            return Listing(
+                title=self.title,
+                price=self.price,
+                url=f"https://smartstore.naver.com/main/products/{8_000_000 + position}",
+                seller=self.rendered.get("seller"),
+                marketplace="naver",
+                product_type=self.product_type,
+            )
         return Listing(
             title=self.title,
             price=self.price,
@@ -95,11 +120,21 @@ class CorpusPage:
         return f"{self.path.parent.name}/{self.path.stem}"
 
     @property
+    def marketplace(self) -> str:
+        return "naver" if self.markup == "naver" else "coupang"
+
+    @property
     def candidates(self) -> list[CorpusListing]:
         return [listing for listing in self.listings if listing.is_candidate]
 
     def rendered_listings(self) -> list[dict]:
-        """The listings as `fake_coupang.set_results` takes them (no labels)."""
+        """The listings as `fake_coupang.set_results` takes them (no labels), or `fake_naver.set_results` for the
+        naver markup (the seller as its mall)."""
+        if self.markup == "naver":
+            return [
+                {key if key != "seller" else "mall": value for key, value in listing.rendered.items()}
+                for listing in self.listings
+            ]
         return [dict(listing.rendered) for listing in self.listings]
 
 
@@ -144,7 +179,8 @@ def _page(path: Path, data: object) -> CorpusPage:
     raw_listings = data.get("listings")
     if not isinstance(raw_listings, list) or not raw_listings:
         raise _fail(path, "listings must be a non-empty list")
-    listings = tuple(_listing(path, position, raw) for position, raw in enumerate(raw_listings))
+    marketplace = "naver" if markup == "naver" else "coupang"
+    listings = tuple(_listing(path, position, raw, marketplace) for position, raw in enumerate(raw_listings))
 
     expected = data.get("expected")
     if not isinstance(expected, dict) or expected.get("outcome") not in ("found", "not_found"):
@@ -175,13 +211,18 @@ def _page(path: Path, data: object) -> CorpusPage:
     )
 
 
-def _listing(path: Path, position: int, raw: object) -> CorpusListing:
+def _listing(path: Path, position: int, raw: object, marketplace: str = "coupang") -> CorpusListing:
     where = f"listings[{position}]"
     if not isinstance(raw, dict):
         raise _fail(path, f"{where} is not an object")
-    unknown = set(raw) - RENDERED_KEYS - LABEL_KEYS
+    # A Naver item has no rocket badge, ad or sold-out flag; a Coupang card has no productType.
+    allowed = RENDERED_KEYS - (COUPANG_ONLY_KEYS if marketplace == "naver" else NAVER_ONLY_KEYS)
+    unknown = set(raw) - LABEL_KEYS - allowed
     if unknown:
-        raise _fail(path, f"{where}: unknown keys {sorted(unknown)}")
+        raise _fail(path, f"{where}: unknown keys {sorted(unknown)} for the {marketplace} markup")
+    product_type = raw.get("product_type", 2)
+    if isinstance(product_type, bool) or not isinstance(product_type, int) or not 1 <= product_type <= 12:
+        raise _fail(path, f"{where}.product_type must be Naver's 1–12")
     if not isinstance(raw.get("title"), str) or not raw["title"].strip():
         raise _fail(path, f"{where}.title is required")
     price = raw.get("price")
@@ -200,4 +241,5 @@ def _listing(path: Path, position: int, raw: object) -> CorpusListing:
         ad=bool(raw.get("ad")),
         sold_out=bool(raw.get("sold_out")),
         rendered={key: value for key, value in raw.items() if key in RENDERED_KEYS},
+        marketplace=marketplace,
     )

@@ -1,0 +1,106 @@
+"""The marketplaces a deployment offers and how a search reaches each: Coupang through the browser, Naver Shopping
+through its Search API (on exactly when NAVER_CLIENT_ID and NAVER_CLIENT_SECRET are set), within its daily quota.
+
+A job that names Naver alone while the quota is spent is not answered not_found: the pipeline raises
+MarketplacesSkipped with the time left until 00:00 KST, and the worker retries the job then (one attempt spent).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from django.conf import settings
+
+from jobs.exceptions import JobDeadlineExceeded
+from search import metrics, naver_quota
+from search.exceptions import NaverFailed, NaverRejected
+from search.pipeline import Marketplace, Skip
+from search.sources.naver import NaverCredentials, NaverSource
+
+logger = logging.getLogger(__name__)
+
+KNOWN = ("coupang", "naver")
+"""Every marketplace LPS has an adapter for, in the order a search lists them."""
+RESET_SLACK_SECONDS = 60.0
+"""A skipped job is retried this long after Naver's midnight, so that clocks a little apart still find a new day."""
+
+_naver: NaverSource | None = None
+_naver_config: tuple | None = None
+_naver_lock = threading.Lock()
+
+
+def naver_credentials() -> NaverCredentials | None:
+    """Naver's credentials from the environment, or None when either is unset (Naver is then not configured)."""
+    client_id, secret = settings.NAVER_CLIENT_ID.strip(), settings.NAVER_CLIENT_SECRET.strip()
+    if not client_id or not secret:
+        return None
+    return NaverCredentials(client_id, secret)
+
+
+def configured() -> list[str]:
+    """The marketplaces this deployment searches: Coupang always, Naver when its credentials are set."""
+    return [name for name in KNOWN if name == "coupang" or naver_credentials() is not None]
+
+
+def shared_naver() -> NaverSource:
+    """This process's Naver client (one connection pool), rebuilt when its settings change."""
+    global _naver, _naver_config
+    credentials = naver_credentials()
+    if credentials is None:
+        raise NaverRejected("Naver is not configured: set NAVER_CLIENT_ID and NAVER_CLIENT_SECRET")
+    config = (settings.LPS_NAVER_URL, credentials, settings.LPS_NAVER_TIMEOUT_SECONDS)
+    with _naver_lock:
+        if _naver is None or _naver_config != config:
+            if _naver is not None:
+                _naver.close()
+            _naver = NaverSource(
+                base_url=settings.LPS_NAVER_URL, credentials=credentials, timeout=settings.LPS_NAVER_TIMEOUT_SECONDS
+            )
+            _naver_config = config
+        return _naver
+
+
+def close_shared_naver() -> None:
+    """Close this process's Naver client, if one was made (a worker shutdown hook)."""
+    global _naver, _naver_config
+    with _naver_lock:
+        source, _naver, _naver_config = _naver, None, None
+    if source is not None:
+        source.close()
+
+
+def admit_naver() -> Skip | None:
+    """Take one call of Naver's daily quota, or say why Naver is skipped for the rest of the search."""
+    taken = naver_quota.take_call()
+    if isinstance(taken, naver_quota.Spent):
+        metrics.record_naver_call("quota_spent")
+        return Skip(taken.reason, retry_in_seconds=taken.seconds_left() + RESET_SLACK_SECONDS)
+    return None
+
+
+def naver_marketplace(remaining: Callable[[], float] | None = None) -> Marketplace:
+    """Naver as a search reaches it: one quota call taken per query, then one HTTP call bounded by `remaining`."""
+    source = shared_naver()
+
+    def fetch(query: str):
+        timeout = settings.LPS_NAVER_TIMEOUT_SECONDS
+        if remaining is not None:
+            left = remaining()
+            if left <= 0:
+                raise JobDeadlineExceeded(f"no time left to search {query!r} on Naver")
+            timeout = min(timeout, left)
+        try:
+            page = source.search(query, timeout=timeout)
+        except NaverRejected:
+            metrics.record_naver_call("rejected")
+            raise
+        except NaverFailed as exc:
+            metrics.record_naver_call("rate_limited" if exc.http_status == 429 else "error")
+            raise
+        metrics.record_naver_call("ok")
+        return page
+
+    # Naver's bytes come over a direct HTTPS call, not through the crawler's proxy: they are not billed.
+    return Marketplace("naver", fetch, admit=admit_naver, concurrent=True, billed_bytes=False)
