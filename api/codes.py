@@ -48,3 +48,5 @@ class ResultCode(IntEnum):
     """No job has that id (HTTP 404)."""
     LPS_JOB_NOT_DEAD = 1501
     """Only a DEAD job can be requeued (HTTP 409)."""
+    LPS_WATCH_NOT_FOUND = 1510
+    """No watch of this client has that product_code (HTTP 404)."""
