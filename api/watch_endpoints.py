@@ -23,7 +23,7 @@ from api import auth
 from api.callbacks import check_callback_url
 from api.codes import ResultCode
 from api.endpoints import _page, _page_size, _responses, _search_text, api
-from api.exceptions import ApiError, InvalidRequest, UnsafeCallbackUrl
+from api.exceptions import ApiError, UnsafeCallbackUrl
 from api.models import ApiClient
 from api.schemas import Omitted
 from api.submit import MAX_REPORTED_ERRORS, _CountingResolver
@@ -249,20 +249,8 @@ def _watch(client: ApiClient, product_code: str, client_id: int | None, *, lock:
 
 
 def _check(batch: WatchesIn) -> None:
-    """Refuse repeated product codes and unsafe callback URLs, naming each field; nothing is written."""
+    """Refuse unsafe callback URLs, naming each field; nothing is written."""
     errors = []
-    seen: dict[str, int] = {}
-    for index, watch in enumerate(batch.watches):
-        if watch.product_code in seen:
-            errors.append(
-                {
-                    "field": f"watches[{index}].product_code",
-                    "error": f"watches[{index}].product_code repeats watches[{seen[watch.product_code]}]",
-                }
-            )
-        seen.setdefault(watch.product_code, index)
-    if errors:
-        raise InvalidRequest(errors[0]["error"], field=errors[0]["field"], errors=errors[:MAX_REPORTED_ERRORS])
     resolver = _CountingResolver()
     for index, watch in enumerate(batch.watches):
         if not watch.callback_url:
@@ -291,8 +279,9 @@ WATCH_PATH = "/v1/lps/watches/{product_code}"
 )
 def upsert_watches(request: HttpRequest, batch: WatchesIn):
     """Each watch is the fields of a search plus `every` (1h to 7d) and `notify`; posting a code again updates its
-    watch (its schedule is kept unless `every` changed). A new watch's first run falls at a random point within its
-    interval, so that watches posted together are spread over it. Nothing is written when any watch is refused."""
+    watch (its schedule is kept unless `every` changed; of a code repeated in one batch the last wins). A new
+    watch's first run falls at a random point within its interval, so that watches posted together are spread
+    over it. Nothing is written when any watch is refused."""
     _check(batch)
     upserted = store.upsert(request.auth.pk, batch.watches)
     log.info(

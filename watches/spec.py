@@ -14,15 +14,21 @@ from search.payload import SearchProduct
 MIN_EVERY_SECONDS = 3600
 MAX_EVERY_SECONDS = 7 * 86400
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_EVERY = re.compile(r"^\s*(\d{1,6})\s*([mhdw])\s*$")
+# Exactly the values from 1 h to 7 d, so that the OpenAPI document says the whole rule: 60–10080 minutes, 1–168
+# hours, 1–7 days or 1 week, without leading zeros.
+EVERY_PATTERN = (
+    r"^(?:(?:6[0-9]|[7-9][0-9]|[1-9][0-9]{2}|[1-9][0-9]{3}|100[0-7][0-9]|10080)m"
+    r"|(?:[1-9]|[1-9][0-9]|1[0-5][0-9]|16[0-8])h|[1-7]d|1w)$"
+)
+_EVERY = re.compile(r"^(\d{1,6})([mhdw])$")
 
 EventName = Literal["price_down", "price_up", "found", "not_found", "offer_changed"]
 
 
 def every_seconds(text: str) -> int:
     """`"6h"` → 21600; raise ValueError unless it is a whole number of m, h, d or w within 1 h … 7 d."""
-    match = _EVERY.match(text.lower())
-    if match is None:
+    match = _EVERY.match(text)
+    if match is None or (match.group(1).startswith("0")):
         raise ValueError("must be a number and a unit: m, h, d or w (e.g. 90m, 6h, 1d)")
     seconds = int(match.group(1)) * UNITS[match.group(2)]
     if not MIN_EVERY_SECONDS <= seconds <= MAX_EVERY_SECONDS:
@@ -43,7 +49,7 @@ def _valid_every(value: str) -> str:
         every_seconds(value)
     except ValueError as exc:
         raise PydanticCustomError("every_format", str(exc)) from None
-    return value.strip().lower()
+    return value
 
 
 def _number(value: object) -> object:
@@ -55,8 +61,9 @@ def _number(value: object) -> object:
     return value
 
 
-Every = Annotated[str, StringConstraints(strict=True, max_length=20), AfterValidator(_valid_every)]
-Percent = Annotated[StrictFloat, BeforeValidator(_number), Field(ge=0, le=1000)]
+# The pattern is documented (json_schema_extra) and checked by _valid_every, whose message says what is allowed.
+Every = Annotated[str, StringConstraints(strict=True, max_length=6), AfterValidator(_valid_every)]
+Percent = Annotated[StrictFloat, Field(ge=0, le=1000), BeforeValidator(_number)]
 
 
 class NotifyIn(BaseModel):
@@ -77,7 +84,11 @@ class NotifyIn(BaseModel):
 class WatchProduct(SearchProduct):
     """One product to keep priced: the fields of a search, how often, and which changes to hear about."""
 
-    every: Every = Field(..., description="How often to search it: 1h to 7d, as 90m, 6h, 1d, 1w.")
+    every: Every = Field(
+        ...,
+        description="How often to search it: 1h to 7d, as 90m, 6h, 1d, 1w.",
+        json_schema_extra={"pattern": EVERY_PATTERN},
+    )
     notify: NotifyIn | None = Field(None, description="Which changes send an event to the callback_url.")
 
     @property

@@ -73,10 +73,14 @@ def product_fields(spec: SearchProduct) -> dict:
 
 
 def upsert(client_id: int, specs: Sequence[WatchProduct], *, rng: random.Random | None = None) -> list[Upserted]:
-    """Create or update the client's watches of `specs` (distinct product codes) in one statement."""
+    """Create or update the client's watches of `specs` in one statement, one Upserted per spec in order.
+
+    Of a code repeated within `specs` the last one is written; only its first occurrence can say `created`.
+    """
     rng = rng or random.Random()
+    last = {spec.product_code: spec for spec in specs}
     rows = []
-    for index, spec in enumerate(specs):
+    for index, spec in enumerate(last.values()):
         notify = spec.notify
         every = spec.every_seconds
         rows.append(
@@ -97,7 +101,12 @@ def upsert(client_id: int, specs: Sequence[WatchProduct], *, rng: random.Random 
     with connection.cursor() as cursor:
         cursor.execute(UPSERT_SQL, {"client_id": client_id, "rows": Jsonb(rows)})
         created = dict(cursor.fetchall())
-    return [Upserted(spec.product_code, created[spec.product_code]) for spec in specs]
+    seen: set[str] = set()
+    upserted = []
+    for spec in specs:
+        upserted.append(Upserted(spec.product_code, created[spec.product_code] and spec.product_code not in seen))
+        seen.add(spec.product_code)
+    return upserted
 
 
 def set_paused(watch: Watch, paused: bool) -> None:

@@ -323,6 +323,11 @@ def test_the_openapi_document_is_served_and_names_every_endpoint(anonymous):
         "/v1/lps/stats/cost",
         "/healthz",
         "/readyz",
+        "/v1/lps/watches",
+        "/v1/lps/watches/{product_code}",
+        "/v1/lps/watches/{product_code}/run",
+        "/v1/lps/watches/{product_code}/pause",
+        "/v1/lps/watches/{product_code}/resume",
     }
 
 
