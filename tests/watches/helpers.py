@@ -108,3 +108,32 @@ def finish(process: subprocess.Popen, *, timeout: float = 300) -> tuple[str, str
     finally:
         process.stdout.close()
         process.stderr.close()
+
+
+class HttpCaller:
+    """A client of a live server over real HTTP (pytest-django's live_server), with one API key."""
+
+    def __init__(self, base_url: str, api_key: str):
+        self.base_url = base_url
+        self.api_key = api_key
+
+    def request(self, method: str, path: str, body=None, **params):
+        import requests
+
+        return requests.request(
+            method,
+            self.base_url + path,
+            params=params or None,
+            json=body,
+            headers={"X-API-Key": self.api_key},
+            timeout=30,
+        )
+
+    def get(self, path: str, **params):
+        return self.request("GET", path, **params)
+
+    def post(self, path: str, body=None, **params):
+        return self.request("POST", path, body if body is not None else {}, **params)
+
+    def delete(self, path: str, **params):
+        return self.request("DELETE", path, **params)
