@@ -46,6 +46,7 @@ class Watch(models.Model):
 
     class Meta:
         db_table = "watch"
+        verbose_name_plural = "watches"
         constraints = [
             models.UniqueConstraint(fields=["client_id", "product_code"], name="watch_client_code_uq"),
             models.CheckConstraint(
