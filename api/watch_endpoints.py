@@ -9,7 +9,7 @@ module before it refuses the other methods.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
@@ -359,7 +359,7 @@ def watch_detail(
     """The history is one point per finished search, oldest first, at most the last 1,000."""
     watch = _watch(request.auth, product_code, client_id)
     if since is not None and timezone.is_naive(since):
-        since = timezone.make_aware(since, timezone.utc)
+        since = since.replace(tzinfo=UTC)
     start = since or timezone.now() - timedelta(days=DEFAULT_HISTORY_DAYS)
     points = list(WatchPoint.objects.filter(watch=watch, at__gte=start).order_by("-at", "-id")[:MAX_HISTORY_POINTS])
     events = list(WatchEvent.objects.filter(watch=watch).order_by("-seq")[:RECENT_EVENTS])

@@ -3,11 +3,16 @@ writes nothing; a client sees only its own watches; operators see every client's
 
 from __future__ import annotations
 
+import uuid
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from api import keys
 from tests.api.conftest import Caller
-from watches.models import Watch
+from watches import changes
+from watches.models import Watch, WatchPoint
 
 pytestmark = pytest.mark.django_db
 
@@ -109,3 +114,19 @@ def test_an_unsupported_method_on_a_watch_is_a_405_in_the_envelope(client, as_sh
     response = client.put("/v1/lps/watches/A-1", headers=as_shop.headers())
     assert response.status_code == 405
     assert response.json()["result"] == 405
+
+
+def test_the_history_starts_at_since_naive_times_being_utc(as_shop, shop):
+    as_shop.post("/v1/lps/watches", {"watches": [VALID]})
+    watch = Watch.objects.get()
+    for price in (100, 200, 300):
+        changes.record_run(
+            Watch.objects.get(pk=watch.pk), uuid.uuid4(), {"outcome": "found", "lowest": {"price": price}}
+        )
+    now = timezone.now()
+    for index, point in enumerate(WatchPoint.objects.order_by("id")):
+        WatchPoint.objects.filter(pk=point.pk).update(at=now - timedelta(days=3 - index))
+    since = (now - timedelta(days=2, hours=1)).replace(tzinfo=None).isoformat()
+    history = as_shop.get("/v1/lps/watches/A-1", since=since).json()["watch"]["history"]
+    assert [point["lowest"]["price"] for point in history] == [200, 300]
+    assert as_shop.get("/v1/lps/watches/A-1", since="yesterday").status_code == 400
