@@ -8,4 +8,4 @@ class ApiConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the OUTBOX handler with the job registry (a worker runs whatever is registered).
-        from api import webhooks  # noqa: F401
+        from api import watch_events, webhooks  # noqa: F401

@@ -52,3 +52,5 @@ class ResultCode(IntEnum):
     """No correction has that id, or it is another client's (HTTP 404)."""
     LPS_JOB_NOT_FINISHED = 1521
     """Only a finished SEARCH job can be corrected or reported (HTTP 409)."""
+    LPS_WATCH_NOT_FOUND = 1510
+    """No watch of this client has that product_code (HTTP 404)."""

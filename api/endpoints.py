@@ -72,7 +72,8 @@ DB_INVALID_TYPE 14; JSON_PARSE_ERROR 100, INVALID_REQUEST_DATA 101, INTERNAL_EXC
 HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_UNSUPPORTED_MEDIA_TYPE 415,
 HTTP_INVALID_CLIENT_REQUEST 419,
 HTTP_TOO_MANY_REQUESTS 429, HTTP_INVALID_CLIENT_ACCESS 433 (no, unknown or revoked key);
-LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501, LPS_CORRECTION_NOT_FOUND 1520, LPS_JOB_NOT_FINISHED 1521.
+LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501, LPS_WATCH_NOT_FOUND 1510, LPS_CORRECTION_NOT_FOUND 1520,
+LPS_JOB_NOT_FINISHED 1521.
 
 Authenticate with `X-API-Key: <key>` or `Authorization: Bearer <key>`. Each key has a per-minute request
 limit (429 with Retry-After). A body must be sent as `Content-Type: application/json` (a charset parameter is
@@ -356,6 +357,14 @@ def _method_not_allowed_view(path: str, allowed: list[str]):
             raise MethodNotAllowed(allowed=allowed)
 
         return method_not_allowed_on_correction
+
+    if "{product_code}" in path:
+
+        def method_not_allowed_on_watch(request: HttpRequest, product_code: str):
+            raise MethodNotAllowed(allowed=allowed)
+
+        return method_not_allowed_on_watch
+
     if "{job_id}" in path:
 
         def method_not_allowed_on_job(request: HttpRequest, job_id: str):
@@ -481,4 +490,7 @@ def endpoint_not_found(request: HttpRequest, *args, **kwargs) -> HttpResponse:
 
 
 corrections.add_routes(api, auth=auth, responses=_responses)
+# The watch endpoints register on `api` too (imported here, before the other methods are refused).
+from api import watch_endpoints  # noqa: E402, F401
+
 _refuse_other_methods()

@@ -23,8 +23,10 @@ from api import auth
 from api.envelope import error_response
 from api.exceptions import ApiError, Unauthorized
 from jobs.metrics import QueueCollector
+from watches.metrics import WatchCollector
 
 _queue = QueueCollector()
+_watches = WatchCollector()
 
 
 class _ThisProcess:
@@ -33,6 +35,7 @@ class _ThisProcess:
     def collect(self) -> Iterator[Metric]:
         yield from REGISTRY.collect()
         yield from _queue.collect()
+        yield from _watches.collect()
 
 
 def _registry():
@@ -40,6 +43,7 @@ def _registry():
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         registry.register(_queue)
+        registry.register(_watches)
         return registry
     return _ThisProcess()
 

@@ -18,6 +18,7 @@ from jobs.models import JobStatus
 from lps_site.admin_formatting import short_duration, usd
 from lps_site.svg_charts import Marker, Series, bar_chart
 from search.stats import bot_stats, cost_last_hour_usd, hourly_costs, ip_session_stats
+from watches import reads as watch_reads
 
 HOURS = 24
 DEFAULT_REFRESH_SECONDS = 10
@@ -115,6 +116,31 @@ def histogram_position(histogram: list[dict], requests: int) -> float:
     return len(histogram) - 0.5
 
 
+def watch_tiles(overview: watch_reads.Overview) -> list[Tile]:
+    """Watches due now and how long the most overdue has waited (the scheduler runs in every reaper pass)."""
+    oldest = overview.oldest_overdue_seconds
+    changelist = reverse("admin:watches_watch_changelist")
+    level = "ok"
+    if oldest >= OLDEST_PENDING_WARN_SECONDS:
+        level = "bad" if oldest >= OLDEST_PENDING_BAD_SECONDS else "warn"
+    return [
+        Tile(
+            "watches_due",
+            "Watches due",
+            f"{overview.due:,}",
+            changelist + "?due=yes",
+            note=f"{overview.active:,} active, {overview.paused:,} paused",
+        ),
+        Tile(
+            "watch_oldest_overdue",
+            "Oldest overdue watch",
+            short_duration(oldest) if oldest else "—",
+            changelist + "?due=yes",
+            level,
+        ),
+    ]
+
+
 def dashboard_context(*, now: datetime | None = None) -> dict:
     """Everything the dashboard shows, read on the replica when there is one."""
     now = now or timezone.now()
@@ -146,7 +172,7 @@ def dashboard_context(*, now: datetime | None = None) -> dict:
     return {
         "now": now,
         "snapshot": snapshot,
-        "tiles": snapshot_tiles(snapshot, cost_last_hour=cost_last_hour_usd()),
+        "tiles": snapshot_tiles(snapshot, cost_last_hour=cost_last_hour_usd()) + watch_tiles(watch_reads.overview()),
         "cost_chart": bar_chart(
             title="Search cost per hour (AI and proxy)",
             labels=labels,

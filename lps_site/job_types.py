@@ -12,3 +12,5 @@ class JobType(models.IntegerChoices):
     """Find a product's lowest price in a real browser (heavy)."""
     OUTBOX = 2, "OUTBOX"
     """Deliver a finished search to the client's callback_url (light, HTTP)."""
+    WATCH_EVENT = 3, "WATCH_EVENT"
+    """Send a watch's pending change events, oldest first, to its callback_url (light, HTTP)."""

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "negative_cache",
     # Shops' and operators' corrections of matches (SPEC §10): above search, below api and console.
     "corrections",
+    "watches",
     "api",
 ]
 
@@ -242,3 +243,16 @@ LPS_API_MAX_PRODUCTS = env.int("LPS_API_MAX_PRODUCTS", default=1000)
 LPS_WEBHOOK_TIMEOUT_SECONDS = env.float("LPS_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
 # Webhook deliveries retry longer than searches: a client's endpoint may be down for a while.
 LPS_OUTBOX_MAX_ATTEMPTS = env.int("LPS_OUTBOX_MAX_ATTEMPTS", default=8)
+
+# Watches (watches/): the scheduler's jitter and catch-up, reuse of fresh results, event delivery.
+# A due time moves by at most this share of the interval (and at most 60 s), so runs of one interval drift apart.
+LPS_WATCH_JITTER_FRACTION = env.float("LPS_WATCH_JITTER_FRACTION", default=0.01)
+# A run claimed later than this after its due time (an outage) is held back by a share of the spread window.
+LPS_WATCH_CATCHUP_AFTER_SECONDS = env.float("LPS_WATCH_CATCHUP_AFTER_SECONDS", default=300.0)
+LPS_WATCH_CATCHUP_SPREAD_SECONDS = env.float("LPS_WATCH_CATCHUP_SPREAD_SECONDS", default=1800.0)
+# 30 min: half the shortest interval (1 h), so a watch's consecutive runs never share one search, while shops
+# watching one product within the same half hour pay for one.
+LPS_RESULT_REUSE_SECONDS = env.int("LPS_RESULT_REUSE_SECONDS", default=1800)
+LPS_WATCH_EVENT_GIVE_UP_SECONDS = env.int("LPS_WATCH_EVENT_GIVE_UP_SECONDS", default=3 * 86400)
+LPS_WATCH_EVENT_MAX_ATTEMPTS = env.int("LPS_WATCH_EVENT_MAX_ATTEMPTS", default=1000)
+LPS_API_MAX_WATCHES = env.int("LPS_API_MAX_WATCHES", default=1000)

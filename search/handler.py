@@ -17,8 +17,8 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from lps_site.job_types import JobType
+from search import hooks, metrics, pipeline
 from search import marketplaces as search_marketplaces
-from search import metrics, pipeline
 from search.crawler import Crawler
 from search.judge import judge_listings
 from search.keywords import refine_queries
@@ -104,23 +104,27 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked."""
     payload = SearchPayload.from_payload(job.payload)
     product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
-    llm = LlmClient.from_settings()
-    try:
-        result = run_pipeline(
-            product,
-            crawler=shared_crawler(),
-            llm=llm,
-            remaining=context.remaining,
-            cancelled=context.cancelled,
-            client_id=client_id,
-            marketplaces=payload.marketplaces,
-        )
-    finally:
-        if llm is not None:
-            llm.close()
-    metrics.record_search(result, default_source="llm" if llm is not None else "rules")
+    # An app may answer without a browser (watches reuse a fresh result of the same product: search/hooks.py).
+    result = hooks.answer(job, payload)
+    if result is None:
+        llm = LlmClient.from_settings()
+        try:
+            result = run_pipeline(
+                product,
+                crawler=shared_crawler(),
+                llm=llm,
+                remaining=context.remaining,
+                cancelled=context.cancelled,
+                client_id=client_id,
+                marketplaces=payload.marketplaces,
+            )
+        finally:
+            if llm is not None:
+                llm.close()
+        metrics.record_search(result, default_source="llm" if llm is not None else "rules")
     with transaction.atomic():
         record_search(product, result, job_id=job.job_id, client_id=client_id)
+        hooks.finished(job, payload, result)
         if callback_url:
             delivery = {
                 "search_job_id": str(job.job_id),

@@ -327,6 +327,11 @@ def test_the_openapi_document_is_served_and_names_every_endpoint(anonymous):
         "/v1/lps/corrections",
         "/v1/lps/corrections/{correction_id}",
         "/v1/lps/jobs/{job_id}/reports",
+        "/v1/lps/watches",
+        "/v1/lps/watches/{product_code}",
+        "/v1/lps/watches/{product_code}/run",
+        "/v1/lps/watches/{product_code}/pause",
+        "/v1/lps/watches/{product_code}/resume",
     }
 
 

@@ -23,8 +23,10 @@ PUBLIC_CALLBACK = "https://93.184.216.34/hook"
 
 
 def _without_dns(body):
-    if isinstance(body, dict) and isinstance(body.get("products"), list):
-        for product in body["products"]:
+    for batch in ("products", "watches"):
+        if not isinstance(body, dict) or not isinstance(body.get(batch), list):
+            continue
+        for product in body[batch]:
             url = product.get("callback_url") if isinstance(product, dict) else None
             if isinstance(url, str) and HTTP_URL.match(url):
                 product["callback_url"] = PUBLIC_CALLBACK

@@ -64,9 +64,10 @@ def test_the_queue_metrics_count_jobs_by_type_and_status_with_every_pair_present
         (JobType.OUTBOX, JobStatus.RUNNING): 1,
         (JobType.OUTBOX, JobStatus.DONE): 0,
         (JobType.OUTBOX, JobStatus.DEAD): 1,
+        **{(JobType.WATCH_EVENT, status): 0 for status in JobStatus},
     }
     assert read.history_is_estimate is False
-    assert read.dead_last_hour == {JobType.SEARCH: 0, JobType.OUTBOX: 1}
+    assert read.dead_last_hour == {JobType.SEARCH: 0, JobType.OUTBOX: 1, JobType.WATCH_EVENT: 0}
     assert running.job_type == JobType.OUTBOX
 
 
@@ -127,10 +128,10 @@ def test_the_collector_reports_the_queue_as_gauges_and_that_the_database_answere
     assert len(jobs) == len(JobType) * len(JobStatus)
     assert families["lps_queue_history_estimated"].samples[0].value == 0
     dead = {s.labels["job_type"]: s.value for s in families["lps_queue_dead_last_hour"].samples}
-    assert dead == {"SEARCH": 0, "OUTBOX": 0}
+    assert dead == {"SEARCH": 0, "OUTBOX": 0, "WATCH_EVENT": 0}
     assert families["lps_queue_expired_leases"].samples[0].value == 0
     oldest = {s.labels["job_type"]: s.value for s in families["lps_queue_oldest_due_pending_seconds"].samples}
-    assert set(oldest) == {"SEARCH", "OUTBOX"}
+    assert set(oldest) == {"SEARCH", "OUTBOX", "WATCH_EVENT"}
 
 
 def test_a_worker_counts_each_run_where_it_happens_by_type_and_outcome(threaded_worker, settings):

@@ -25,7 +25,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"jobs"}),
     frozenset({"negative_cache"}),
     frozenset({"search"}),
-    frozenset({"corrections"}),
+    frozenset({"corrections", "watches"}),
     frozenset({"api", "console"}),
 )
 """Lowest first. A package may import the packages of lower floors, never its own floor's others or a higher one."""

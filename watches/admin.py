@@ -1,0 +1,131 @@
+"""Admin for watches: the list (client, product, interval, next run, last price, last change, paused) and a watch's
+page with its price history as a chart and the events it sent, with the state of each delivery."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import Q
+from django.utils import timezone
+
+from jobs import owners
+from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
+from lps_site.admin_formatting import short_duration, won
+from lps_site.svg_charts import price_chart
+from watches.models import EventState, Watch, WatchEvent, WatchPoint
+from watches.spec import every_text
+
+HISTORY_POINTS = 200
+EVENT_ROWS = 50
+
+
+class WatchChangeList(ChangeList):
+    def get_results(self, request):
+        super().get_results(request)
+        # The clients' names of the whole page in one query, not one per row.
+        names = owners.names(watch.client_id for watch in self.result_list)
+        for watch in self.result_list:
+            watch.client_name = names.get(watch.client_id)
+
+
+class DueFilter(admin.SimpleListFilter):
+    title = "schedule"
+    parameter_name = "due"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "due now (overdue)"), ("no", "not due")]
+
+    def queryset(self, request, queryset):
+        now = timezone.now()
+        if self.value() == "yes":
+            return queryset.filter(paused=False, next_run_at__lte=now)
+        if self.value() == "no":
+            return queryset.filter(next_run_at__gt=now)
+        return queryset
+
+
+class GivenUpFilter(admin.SimpleListFilter):
+    title = "deliveries"
+    parameter_name = "given_up"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "has given-up events"), ("pending", "has pending events")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(events__state=EventState.GIVEN_UP).distinct()
+        if self.value() == "pending":
+            return queryset.filter(events__state=EventState.PENDING).distinct()
+        return queryset
+
+
+@admin.register(Watch)
+class WatchAdmin(ObservedReadOnlyAdmin):
+    list_display = ["product_code", "client", "product_name", "interval", "next_run", "lowest_price", "last_outcome",
+                    "last_change_at", "paused"]  # fmt: skip
+    list_filter = ["paused", "last_outcome", DueFilter, GivenUpFilter, recent_filter("last_change_at", "last change")]
+    sortable_by = ["product_code", "next_run_at", "last_change_at"]
+    ordering = ["next_run_at"]
+    search_fields = ["product_code"]
+    search_help_text = "Product code (exact) or part of the product name."
+    change_form_template = "admin/watches/watch/watch_page.html"
+    fields = ["product_code", "client", "product_name", "interval", "paused", "next_run_at", "callback_url",
+              "notify_events", "min_change_percent", "runs", "last_outcome", "last_price", "last_run_at",
+              "last_change_at", "last_event_kind", "pending_job_id", "created_at", "updated_at"]  # fmt: skip
+    readonly_fields = ["client", "product_name", "interval"]
+
+    def get_changelist(self, request, **kwargs):
+        return WatchChangeList
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        return queryset.filter(Q(product_code=term) | Q(product__product_name__icontains=term)), False
+
+    @admin.display(description="client")
+    def client(self, watch):
+        if not hasattr(watch, "client_name"):
+            watch.client_name = owners.names([watch.client_id]).get(watch.client_id)
+        return watch.client_name or f"#{watch.client_id}"
+
+    @admin.display(description="product name")
+    def product_name(self, watch):
+        return (watch.product or {}).get("product_name", "")
+
+    @admin.display(description="every")
+    def interval(self, watch):
+        return every_text(watch.every_seconds)
+
+    @admin.display(description="next run", ordering="next_run_at")
+    def next_run(self, watch):
+        late = (timezone.now() - watch.next_run_at).total_seconds()
+        stamp = timezone.localtime(watch.next_run_at).strftime("%Y-%m-%d %H:%M")
+        if late > 0 and not watch.paused:
+            return f"{stamp} (overdue {short_duration(late)})"
+        return stamp
+
+    @admin.display(description="last price")
+    def lowest_price(self, watch):
+        return won(watch.last_price) if watch.last_price is not None else ""
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:
+            alias = obj._state.db or "default"
+            points = list(
+                WatchPoint.objects.using(alias)
+                .filter(watch=obj)
+                .order_by("-at")
+                .values_list("at", "price", "outcome")[:HISTORY_POINTS]
+            )
+            events = list(WatchEvent.objects.using(alias).filter(watch=obj).order_by("-seq")[:EVENT_ROWS])
+            context.update(
+                price_chart=price_chart(
+                    [(at, price if outcome == "found" else None) for at, price, outcome in points],
+                    title=f"Lowest price of {obj.product_code} over time",
+                    value_format=won,
+                ),
+                history_points=len(points),
+                watch_events=[(event, EventState(event.state).label) for event in events],
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
