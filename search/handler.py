@@ -17,7 +17,7 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from lps_site.job_types import JobType
-from search import hooks, metrics, pipeline
+from search import hooks, metrics, overrides, pipeline
 from search import marketplaces as search_marketplaces
 from search.crawler import Crawler
 from search.judge import judge_listings
@@ -106,7 +106,12 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
     # An app may answer without a browser (watches reuse a fresh result of the same product: search/hooks.py).
     result = hooks.answer(job, payload)
-    if result is None:
+    if result is not None:
+        # A reused result was judged for another search: this client's corrections (SPEC §10) still apply to it.
+        corrections = overrides.for_product(product, client_id)
+        if corrections.by_listing:
+            result = overrides.rejudge(result, corrections.by_listing)
+    else:
         llm = LlmClient.from_settings()
         try:
             result = run_pipeline(

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from api import keys
+from corrections.models import Author, Correction
 from jobs.models import Job
 from jobs.reaper import Reaper
 from lps_site.job_types import JobType
@@ -179,3 +180,45 @@ def test_shops_watching_one_product_share_a_fresh_result_marked_reused_without_a
         assert reused["metrics"]["cost"]["total_usd"] == 0
         read = HttpCaller(live_server.url, shop.api_key).get(f"/v1/lps/watches/OWN-{shops.index(shop)}").json()
         assert read["watch"]["history"][0]["reused"] is True
+
+
+def test_a_reused_result_still_honours_the_watching_clients_own_rejection_of_its_lowest_listing(
+    live_server, marketplace, settings
+):
+    settings.LPS_RESULT_REUSE_SECONDS = 1800
+    searching, rejecting = keys.issue_key("searching-shop"), keys.issue_key("rejecting-shop")
+    marketplace.set_results(EARBUDS, earbuds(200_000))
+    for shop in (searching, rejecting):
+        HttpCaller(live_server.url, shop.api_key).post(
+            "/v1/lps/watches",
+            {"watches": [{"product_code": "OWN", "product_name": EARBUDS, "model_code": "SM-R630", "every": "1d"}]},
+        )
+    # The rejecting shop said earlier that the 200,000 listing (product 9001) is not its product.
+    Correction.objects.create(
+        client_id=rejecting.client.pk,
+        product_code="OWN",
+        identity="earbuds",
+        marketplace="coupang",
+        product_id="9001",
+        same_product=False,
+        made_by=Author.CLIENT,
+    )
+    make_due()
+    Watch.objects.filter(client_id=rejecting.client.pk).update(paused=True)
+    Reaper(interval=1).run_once()
+    run_worker()
+    Watch.objects.update(paused=False)
+    Reaper(interval=1).run_once()
+    run_worker()
+
+    assert marketplace.search_queries == [EARBUDS]
+    results = {job.owner_id: job.result for job in Job.objects.filter(job_type=JobType.SEARCH)}
+    assert results[searching.client.pk]["lowest"]["price"] == 200_000
+    reused = results[rejecting.client.pk]
+    assert reused["reused"] is True
+    assert reused["lowest"]["price"] == 220_000
+    rejected = [
+        verdict for round_ in reused["rounds"] for verdict in round_["verdicts"] if verdict.get("product_id") == "9001"
+    ]
+    assert rejected
+    assert all(verdict["source"] == "correction" and not verdict["same_product"] for verdict in rejected)
