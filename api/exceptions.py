@@ -62,6 +62,13 @@ class PayloadTooLarge(ApiError):
     code = ResultCode.HTTP_PAYLOAD_TOO_LARGE
 
 
+class RequestTimedOut(ApiError):
+    """The request body did not arrive in time: send it at once, or through a proxy that buffers it."""
+
+    status = 408
+    code = ResultCode.HTTP_REQUEST_TIMEOUT
+
+
 class UnsupportedMediaType(ApiError):
     """A request body must be JSON: send it with Content-Type: application/json."""
 
