@@ -77,9 +77,11 @@ def read_body(request: HttpRequest) -> None:
     except RequestDataTooBig as exc:
         raise PayloadTooLarge() from exc
     except OSError as exc:
-        # Django wraps a failed read in UnreadablePostError; the web worker's body deadline is a TimeoutError.
-        cause = exc.__cause__ if exc.__cause__ is not None else exc
-        if isinstance(cause, TimeoutError):
+        # Django wraps a failed read in UnreadablePostError (twice); the web worker's body deadline is a TimeoutError.
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, TimeoutError):
+            cause = cause.__cause__
+        if cause is not None:
             raise RequestTimedOut(str(cause) or None) from exc
         raise InvalidRequest("the request body ended before its declared length", field="body") from exc
     if len(raw) > limit:
