@@ -54,6 +54,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The admin's Content-Security-Policy, with a nonce for the console's inline blocks.
+    "console.content_security.ContentSecurityPolicyMiddleware",
     "lps_site.http_metrics.HttpMetricsMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
