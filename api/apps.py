@@ -8,4 +8,9 @@ class ApiConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the OUTBOX handler with the job registry (a worker runs whatever is registered).
-        from api import watch_events, webhooks  # noqa: F401
+        from api import ratelimit, watch_events, webhooks  # noqa: F401
+        from jobs import maintenance
+
+        maintenance.register(
+            "forget idle rate-limit buckets", ratelimit.prune, reports="forgot {count} idle rate-limit buckets"
+        )

@@ -1,4 +1,10 @@
-"""Who is calling: the API key (X-API-Key or Authorization: Bearer), operator rights and the rate limit."""
+"""Who is calling: the API key (X-API-Key or Authorization: Bearer), operator rights and the rate limits.
+
+Two limits, both over any 60-second span (api/ratelimit.py): LPS_API_RATE_LIMIT_PER_MINUTE requests per key, and
+LPS_API_KEY_FAILURES_PER_MINUTE wrong keys per client address (lps_site/client_address.py). Once an address is over
+the second, every keyed request from it is 429 before its key is looked at, right or wrong, so a 429 tells a
+guesser nothing about the key it sent.
+"""
 
 from __future__ import annotations
 
@@ -9,24 +15,37 @@ from ninja.security import APIKeyHeader, HttpBearer
 from api import keys, ratelimit
 from api.exceptions import OperatorOnly, RateLimited, Unauthorized
 from api.models import ApiClient
+from lps_site.client_address import client_address
 
 
-def admit(raw_key: str | None, *, operator_only: bool) -> ApiClient | None:
+def admit(raw_key: str | None, *, operator_only: bool, request: HttpRequest | None = None) -> ApiClient | None:
     """Return the client holding `raw_key` once it may make this request; None when no key was sent.
 
-    Raises Unauthorized (unknown or revoked key), RateLimited, or OperatorOnly.
+    Raises Unauthorized (unknown or revoked key), RateLimited (the key's limit, or too many wrong keys from the
+    request's address), or OperatorOnly.
     """
     if not raw_key:
         return None
+    failures_limit = settings.LPS_API_KEY_FAILURES_PER_MINUTE
+    failures = ratelimit.address_bucket(client_address(request) if request is not None else None)
+    if failures_limit > 0:
+        throttled = ratelimit.over_limit(failures, limit=failures_limit)
+        if not throttled.allowed:
+            raise RateLimited(
+                f"more than {failures_limit} wrong API keys in a minute from this address",
+                retry_after=throttled.retry_after,
+            )
     client = keys.authenticate(raw_key)
     if client is None:
+        if failures_limit > 0:
+            ratelimit.hit_bucket(failures, limit=failures_limit)
         raise Unauthorized("the API key is not valid or was revoked")
     limit = settings.LPS_API_RATE_LIMIT_PER_MINUTE
     if limit > 0:
         decision = ratelimit.hit(client.pk, limit=limit)
         if not decision.allowed:
             raise RateLimited(
-                f"more than {limit} requests in a minute for this API key", retry_after=decision.retry_after
+                f"more than {limit} requests in 60 seconds for this API key", retry_after=decision.retry_after
             )
     if operator_only and not client.is_operator:
         raise OperatorOnly()
@@ -44,7 +63,7 @@ class ApiKeyHeader(APIKeyHeader):
         super().__init__()
 
     def authenticate(self, request: HttpRequest, key: str | None) -> ApiClient | None:
-        return admit(key, operator_only=self.operator_only)
+        return admit(key, operator_only=self.operator_only, request=request)
 
 
 class BearerKey(HttpBearer):
@@ -55,7 +74,7 @@ class BearerKey(HttpBearer):
         super().__init__()
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiClient | None:
-        return admit(token, operator_only=self.operator_only)
+        return admit(token, operator_only=self.operator_only, request=request)
 
 
 CLIENT = [ApiKeyHeader(), BearerKey()]

@@ -41,6 +41,8 @@ ALWAYS_FORBIDDEN_NETWORKS = tuple(
     ipaddress.ip_network(network)
     for network in (
         "0.0.0.0/8",  # "this host" on Linux
+        "240.0.0.0/4",  # reserved ("class E"); Python counts it private, so the setting would let it through
+        "255.255.255.255/32",  # the limited broadcast address (inside the line above; named for the reader)
         "169.254.0.0/16",  # link-local, home of 169.254.169.254 (AWS, GCP, Azure, OpenStack metadata)
         "100.100.100.200/32",  # Alibaba Cloud metadata
         "168.63.129.16/32",  # Azure wire server
@@ -91,7 +93,7 @@ def address_refusal(address: IPAddress, *, allow_private: bool) -> str | None:
         or address.is_multicast
         or address.is_unspecified
     ):
-        return f"{address} is a link-local, metadata, multicast or unspecified address"
+        return f"{address} is a link-local, metadata, multicast, broadcast, reserved or unspecified address"
     if address.is_loopback or address.is_private or address in SHARED_ADDRESS_SPACE:
         if allow_private:
             return None

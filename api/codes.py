@@ -33,6 +33,8 @@ class ResultCode(IntEnum):
     """No endpoint at this path (HTTP 404)."""
     HTTP_METHOD_NOT_ALLOWED = 405
     """The endpoint exists but not for this method (HTTP 405, see Allow)."""
+    HTTP_REQUEST_TIMEOUT = 408
+    """The request (its headers or body) did not arrive within the web server's deadline (HTTP 408)."""
     HTTP_PAYLOAD_TOO_LARGE = 413
     """The body is larger than 1 MB (HTTP 413)."""
     HTTP_UNSUPPORTED_MEDIA_TYPE = 415

@@ -15,6 +15,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI, Path, Query
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
@@ -32,6 +33,7 @@ from api.exceptions import (
     Unauthorized,
 )
 from api.models import ApiClient
+from api.request_body import StrictJsonParser
 from api.schemas import (
     BotStatsOut,
     CostStatsOut,
@@ -70,7 +72,7 @@ Every response is an envelope `{"result": <code>, ...}`: 0 is success, anything 
 Result codes: SUCCESS 0, FAIL 1; DB_RUN_FAILED 10, DB_ALREADY_SAME_KEY 11, DB_INVALID_KEY 12, DB_EMPTY_DATA 13,
 DB_INVALID_TYPE 14; JSON_PARSE_ERROR 100, INVALID_REQUEST_DATA 101, INTERNAL_EXCEPTION 102, HTTP_FORBIDDEN 403,
 HTTP_NOT_FOUND 404, HTTP_METHOD_NOT_ALLOWED 405, HTTP_PAYLOAD_TOO_LARGE 413, HTTP_UNSUPPORTED_MEDIA_TYPE 415,
-HTTP_INVALID_CLIENT_REQUEST 419,
+HTTP_INVALID_CLIENT_REQUEST 419, HTTP_REQUEST_TIMEOUT 408,
 HTTP_TOO_MANY_REQUESTS 429, HTTP_INVALID_CLIENT_ACCESS 433 (no, unknown or revoked key);
 LPS_JOB_NOT_FOUND 1500, LPS_JOB_NOT_DEAD 1501, LPS_WATCH_NOT_FOUND 1510, LPS_CORRECTION_NOT_FOUND 1520,
 LPS_JOB_NOT_FINISHED 1521.
@@ -78,8 +80,9 @@ LPS_JOB_NOT_FINISHED 1521.
 Authenticate with `X-API-Key: <key>` or `Authorization: Bearer <key>`. Each key has a per-minute request
 limit (429 with Retry-After). A body must be sent as `Content-Type: application/json` (a charset parameter is
 fine; anything else is 415 naming the header), with a Content-Length or `Transfer-Encoding: chunked`, and may be
-`Content-Encoding: gzip` (any other encoding is 415). Bodies are at most 1 MB, decoded (413). Unknown request
-fields are ignored. A request that fails validation writes nothing.
+`Content-Encoding: gzip` (any other encoding is 415). Bodies are at most 1 MB, decoded (413), on every endpoint,
+and must arrive in time (408). JSON is read strictly: UTF-8 only, no NaN or Infinity, no key twice in one
+object (400). Unknown request fields are ignored. A request that fails validation writes nothing.
 
 Many shops share LPS: a job belongs to the client whose key created it. A product_code is that client's own
 SKU, so two clients posting the same code get two jobs; a client key reads, lists and counts only its own jobs
@@ -94,6 +97,8 @@ api = NinjaAPI(
     # Swagger UI would load its scripts from a CDN; the JSON document is what clients and tools use.
     docs_url=None,
     renderer=EnvelopeRenderer(),
+    # Every body of every endpoint is parsed strictly (api/request_body.py).
+    parser=StrictJsonParser(),
     urls_namespace="lps-api",
 )
 
@@ -437,6 +442,9 @@ def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc, AuthenticationError):
         return error_response(Unauthorized())
+    if isinstance(exc.__cause__, ApiError):
+        # The strict parser's own refusal (a duplicated key, NaN, a byte-order mark), which ninja wraps.
+        return error_response(exc.__cause__)
     if exc.status_code == 400 and exc.__cause__ is not None:
         # ninja reports a body that json.loads refused this way.
         return error_response(JsonParseFailed(f"the request body is not valid JSON ({type(exc.__cause__).__name__})"))
@@ -484,6 +492,7 @@ def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     return failure(ResultCode.INTERNAL_EXCEPTION, "internal error", status=500)
 
 
+@csrf_exempt  # An API path, whatever the method: a 404, never the CSRF check's 403.
 def endpoint_not_found(request: HttpRequest, *args, **kwargs) -> HttpResponse:
     """Any other path under /v1/lps/."""
     return error_response(EndpointNotFound())

@@ -60,7 +60,7 @@ def _presented_key(request: HttpRequest) -> str | None:
 def metrics(request: HttpRequest) -> HttpResponse:
     """The exposition in Prometheus's text format."""
     try:
-        if auth.admit(_presented_key(request), operator_only=True) is None:
+        if auth.admit(_presented_key(request), operator_only=True, request=request) is None:
             raise Unauthorized()
     except ApiError as exc:
         return error_response(exc)

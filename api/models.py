@@ -1,5 +1,6 @@
 """API clients: commerce shops and operators that call /v1/lps/."""
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models.functions import Now
 
@@ -24,15 +25,16 @@ class ApiClient(models.Model):
         return self.name
 
 
-class RateWindow(models.Model):
-    """Requests a client made in its current fixed rate-limit window: one row per client, reset each window."""
+class RateBucket(models.Model):
+    """The requests of one rate-limit bucket (an API key, or an address's wrong keys) in each of the last 61
+    seconds: a ring of counters, `counts[second % 61]` (api/ratelimit.py)."""
 
-    client = models.OneToOneField(ApiClient, on_delete=models.CASCADE, primary_key=True, related_name="+")
-    window_start = models.DateTimeField()
-    hits = models.IntegerField(default=0)
+    bucket = models.CharField(max_length=100, primary_key=True)
+    last_second = models.BigIntegerField(help_text="The epoch second of the bucket's latest request.")
+    counts = ArrayField(models.IntegerField(), size=61)
 
     class Meta:
-        db_table = "api_rate_window"
+        db_table = "api_rate_bucket"
 
     def __str__(self) -> str:
-        return f"{self.client_id}: {self.hits} since {self.window_start:%H:%M}"
+        return f"{self.bucket}: {sum(self.counts)} in the last minute"

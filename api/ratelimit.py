@@ -1,18 +1,29 @@
-"""Per-key rate limiting: a fixed window counted in PostgreSQL, so every web process shares one count."""
+"""Rate limits counted in PostgreSQL, so that every web process shares one count: per API key, and per client
+address for wrong keys.
+
+A bucket keeps the last 61 seconds of requests, one counter per second in a ring (`counts[s % 61]`, the second
+of its latest request in `last_second`). A request is allowed while the 61 counters, this request included, hold
+at most the limit. Those seconds cover the 60 before the request and its own, so no 60-second span, wherever it
+starts, ever holds more than the limit of allowed requests: a fixed window let a client send its limit at the end
+of one minute and again at the start of the next. Refused requests are counted too, so a client that keeps
+hammering stays refused until it slows down; Retry-After says when its oldest counted requests leave the span.
+"""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from django.db import connection
 
-# Count one request in the client's current window (starting a new window when the stored one is over) and
-# return the count and the seconds left in the window. One atomic upsert: concurrent requests of one client
-# serialise on its row, so no two of them read the same count. The counter's commit skips the WAL flush
-# (synchronous_commit off for this transaction only, set inside the same statement): a crash may forget the
-# last few counts, which costs nothing, while every request saves a disk flush. Inside a caller's transaction
-# the setting would cover the caller's writes too, so then it is left as it is.
+SLOTS = 61
+"""Seconds a bucket remembers: the 60 before a request and the request's own."""
+
+# Count one request in a bucket and return its counters: the counters of seconds that left the span are zeroed,
+# the current second's is incremented, all in one atomic upsert, so concurrent requests on one bucket serialise on
+# its row and no two of them read the same counts. `at` (whole epoch seconds) replaces the clock for tests. The
+# commit skips the WAL flush (synchronous_commit off for this transaction only, set inside the statement): a crash
+# may forget the last few counts, which costs nothing, while every request saves a disk flush. Inside a caller's
+# transaction the setting would cover the caller's writes too, so then it is left as it is.
 HIT_SQL = """
 WITH no_flush AS (
     SELECT set_config(
@@ -20,16 +31,47 @@ WITH no_flush AS (
         CASE WHEN %(skip_flush)s THEN 'off' ELSE current_setting('synchronous_commit') END,
         true
     )
+),
+clock AS (
+    SELECT COALESCE(%(at)s::bigint, floor(extract(epoch FROM now()))::bigint) AS second FROM no_flush
 )
-INSERT INTO api_rate_window AS w (client_id, window_start, hits)
-SELECT %(client_id)s,
-       to_timestamp(floor(extract(epoch FROM now()) / %(window_seconds)s) * %(window_seconds)s),
-       1
-FROM no_flush
-ON CONFLICT (client_id) DO UPDATE
-SET hits = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.hits + 1 ELSE 1 END,
-    window_start = EXCLUDED.window_start
-RETURNING hits, extract(epoch FROM w.window_start + make_interval(secs => %(window_seconds)s) - now())
+INSERT INTO api_rate_bucket AS b (bucket, last_second, counts)
+SELECT %(bucket)s,
+       clock.second,
+       ARRAY(SELECT CASE WHEN slot = mod(clock.second, 61) THEN 1 ELSE 0 END FROM generate_series(0, 60) AS slot)
+FROM clock
+ON CONFLICT (bucket) DO UPDATE
+SET counts = ARRAY(
+        SELECT CASE
+                   -- The second a slot last counted is the latest one at or before last_second that maps to it.
+                   WHEN EXCLUDED.last_second - (b.last_second - mod(b.last_second - slot, 61)) <= 60
+                   THEN b.counts[slot + 1]
+                   ELSE 0
+               END
+               + CASE WHEN slot = mod(EXCLUDED.last_second, 61) THEN 1 ELSE 0 END
+        FROM generate_series(0, 60) AS slot
+        ORDER BY slot
+    ),
+    last_second = GREATEST(b.last_second, EXCLUDED.last_second)
+RETURNING counts, last_second
+"""
+
+# The counters of a bucket as they stand, with the clock's second: a read, for a throttle checked before the
+# request is known to count against it.
+PEEK_SQL = """
+SELECT b.counts, b.last_second, COALESCE(%(at)s::bigint, floor(extract(epoch FROM now()))::bigint)
+FROM (SELECT 1) AS one
+LEFT JOIN api_rate_bucket AS b ON b.bucket = %(bucket)s
+"""
+
+# Forget buckets whose last request left the span (a deleted client's, an address that went quiet).
+PRUNE_SQL = """
+DELETE FROM api_rate_bucket
+WHERE bucket IN (
+    SELECT bucket FROM api_rate_bucket
+    WHERE last_second < floor(extract(epoch FROM now()))::bigint - 60
+    LIMIT %(limit)s
+)
 """
 
 
@@ -37,16 +79,69 @@ RETURNING hits, extract(epoch FROM w.window_start + make_interval(secs => %(wind
 class Decision:
     allowed: bool
     hits: int
+    """Requests in the last 60 seconds and this one's, this one included (refused ones count too)."""
     retry_after: int
-    """Whole seconds until the window resets (at least 1)."""
+    """Whole seconds until a request would be allowed again (at least 1)."""
 
 
-def hit(client_id: int, *, limit: int, window_seconds: int = 60) -> Decision:
-    """Count a request of `client_id`; allowed while the window holds at most `limit` requests."""
+def _ages(last_second: int, now: int) -> list[int]:
+    """Each slot's age in seconds at `now` (how long ago the second it counts was)."""
+    return [now - (last_second - (last_second - slot) % SLOTS) for slot in range(SLOTS)]
+
+
+def _counted(counts: list[int], ages: list[int], *, later_by: int = 0) -> int:
+    return sum(count for count, age in zip(counts, ages, strict=True) if age + later_by <= SLOTS - 1)
+
+
+def _retry_after(counts: list[int], ages: list[int], limit: int) -> int:
+    """Seconds until one more request would fit under `limit`."""
+    for wait in range(1, SLOTS + 1):
+        if _counted(counts, ages, later_by=wait) + 1 <= limit:
+            return wait
+    return SLOTS
+
+
+def hit_bucket(bucket: str, *, limit: int, at: int | None = None) -> Decision:
+    """Count a request in `bucket`; allowed while the last 60 seconds and this one hold at most `limit`."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            HIT_SQL,
-            {"client_id": client_id, "window_seconds": window_seconds, "skip_flush": not connection.in_atomic_block},
-        )
-        hits, seconds_left = cursor.fetchone()
-    return Decision(allowed=hits <= limit, hits=hits, retry_after=max(1, math.ceil(float(seconds_left))))
+        cursor.execute(HIT_SQL, {"bucket": bucket, "at": at, "skip_flush": not connection.in_atomic_block})
+        counts, last_second = cursor.fetchone()
+    ages = _ages(last_second, last_second)
+    hits = _counted(counts, ages)
+    if hits <= limit:
+        return Decision(allowed=True, hits=hits, retry_after=1)
+    return Decision(allowed=False, hits=hits, retry_after=_retry_after(counts, ages, limit))
+
+
+def over_limit(bucket: str, *, limit: int, at: int | None = None) -> Decision:
+    """Whether one more request in `bucket` would pass `limit`, without counting it."""
+    with connection.cursor() as cursor:
+        cursor.execute(PEEK_SQL, {"bucket": bucket, "at": at})
+        counts, last_second, now = cursor.fetchone()
+    if counts is None:
+        return Decision(allowed=True, hits=0, retry_after=1)
+    ages = _ages(last_second, now)
+    hits = _counted(counts, ages)
+    if hits + 1 <= limit:
+        return Decision(allowed=True, hits=hits, retry_after=1)
+    return Decision(allowed=False, hits=hits, retry_after=_retry_after(counts, ages, limit))
+
+
+def client_bucket(client_id: int) -> str:
+    return f"client:{client_id}"
+
+
+def address_bucket(address: str | None) -> str:
+    return f"failed-key:{address or 'unknown'}"
+
+
+def hit(client_id: int, *, limit: int, at: int | None = None) -> Decision:
+    """Count a request of API client `client_id` against its per-minute `limit`."""
+    return hit_bucket(client_bucket(client_id), limit=limit, at=at)
+
+
+def prune(limit: int) -> int:
+    """Delete at most `limit` buckets that no longer count anything; return how many (a reaper unit)."""
+    with connection.cursor() as cursor:
+        cursor.execute(PRUNE_SQL, {"limit": limit})
+        return cursor.rowcount

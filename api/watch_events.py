@@ -19,7 +19,7 @@ from api.callbacks import check_callback_url
 from api.envelope import dumps
 from api.exceptions import ApiError
 from api.models import ApiClient
-from api.webhooks import USER_AGENT, post, sign
+from api.webhooks import post, signed_headers
 from jobs import handlers
 from jobs.handlers import JobContext
 from jobs.queue import ClaimedJob
@@ -60,13 +60,9 @@ def deliver_watch_events(job: ClaimedJob, context: JobContext) -> dict:
             given_up += 1
             continue
         body = dumps(event.body).encode()
-        headers = {
-            "Content-Type": "application/json; charset=utf-8",
-            "User-Agent": USER_AGENT,
-            "X-LPS-Signature": sign(body, client.webhook_secret),
-            "Idempotency-Key": f"watch-event-{event.pk}",
-            "X-LPS-Delivery-Attempt": str(event.attempts + 1),
-        }
+        headers = signed_headers(
+            body, client.webhook_secret, idempotency_key=f"watch-event-{event.pk}", attempt=event.attempts + 1
+        )
         try:
             callback = check_callback_url(watch.callback_url)
             timeout = max(1.0, min(settings.LPS_WEBHOOK_TIMEOUT_SECONDS, context.remaining()))

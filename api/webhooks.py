@@ -3,8 +3,16 @@
 The body is `{"job_id", "product_code", "result"}` (JSON, no nulls), signed with
 `X-LPS-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with the client's webhook secret>`, and carries
 `Idempotency-Key: <search job id>` so that a receiver can keep exactly one delivery per job whatever the
-retries. Any 2xx ends the job; any other status, a redirect or a timeout raises a retryable error and the queue
-tries again with backoff until the job's attempts are spent (then DEAD, requeueable by an operator).
+retries. Each attempt also carries `X-LPS-Timestamp: <unix seconds>` and
+`X-LPS-Timestamp-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`, for receivers that refuse old
+(replayed) deliveries; the §8 signature is unchanged for those that do not. Any 2xx ends the job; any other
+status, a redirect or a timeout raises a retryable error and the queue tries again with backoff until the job's
+attempts are spent (then DEAD, requeueable by an operator).
+
+A failed attempt's error says, to the client, the status and its standard reason ("HTTP 500 Internal Server
+Error") or that the receiver could not be reached; what the receiver answered, and how the connection failed,
+follow for operators only (api/exceptions.OPERATOR_DETAIL_MARK), so that a callback pointed at a local page
+cannot read it back through the job's error, nor tell an open port from a closed one.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ import http.client
 import logging
 import socket
 import ssl
+import time
+from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -22,7 +32,13 @@ from django.conf import settings
 from api import metrics
 from api.callbacks import CheckedCallback, check_callback_url
 from api.envelope import dumps
-from api.exceptions import ApiError, WebhookRejected, WebhookUndeliverable, WebhookUnreachable
+from api.exceptions import (
+    OPERATOR_DETAIL_MARK,
+    ApiError,
+    WebhookRejected,
+    WebhookUndeliverable,
+    WebhookUnreachable,
+)
 from api.models import ApiClient
 from jobs import handlers
 from jobs.handlers import JobContext
@@ -38,6 +54,32 @@ MAX_ERROR_BODY = 200
 def sign(body: bytes, secret: str) -> str:
     """Return the X-LPS-Signature value of `body`."""
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def signed_headers(body: bytes, secret: str, *, idempotency_key: str, attempt: int) -> dict[str, str]:
+    """The headers of every webhook LPS sends: the §8 signature, and a timestamped one for replay protection."""
+    timestamp = int(time.time())
+    return {
+        "Content-Type": "application/json; charset=utf-8",
+        "User-Agent": USER_AGENT,
+        "X-LPS-Signature": sign(body, secret),
+        "X-LPS-Timestamp": str(timestamp),
+        "X-LPS-Timestamp-Signature": sign_with_timestamp(body, secret, timestamp),
+        "Idempotency-Key": idempotency_key,
+        "X-LPS-Delivery-Attempt": str(attempt),
+    }
+
+
+def sign_with_timestamp(body: bytes, secret: str, timestamp: int) -> str:
+    """Return the X-LPS-Timestamp-Signature value of `body` sent at `timestamp` (unix seconds)."""
+    return "sha256=" + hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+
+
+def _status_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "non-standard status"
 
 
 def webhook_body(
@@ -98,14 +140,26 @@ def post(callback: CheckedCallback, body: bytes, headers: dict[str, str], *, tim
             status = response.status
             excerpt = response.read(MAX_ERROR_BODY) if not 200 <= status < 300 else b""
         except (OSError, http.client.HTTPException) as exc:
-            raise WebhookUnreachable(f"{callback.url}: {exc!r}") from exc
+            raise _unreachable(callback, exc) from exc
         finally:
             connection.close()
         if not 200 <= status < 300:
             detail = excerpt.decode("utf-8", "replace").strip()
-            raise WebhookRejected(f"{callback.url} answered HTTP {status}: {detail}"[:1000])
+            raise WebhookRejected(
+                f"the callback answered HTTP {status} {_status_phrase(status)}"
+                + f"{OPERATOR_DETAIL_MARK}{callback.url} answered: {detail}"[:1000]
+            )
         return status
-    raise WebhookUnreachable(f"{callback.url}: {last_error!r}") from last_error
+    raise _unreachable(callback, last_error) from last_error
+
+
+def _unreachable(callback: CheckedCallback, exc: BaseException | None) -> WebhookUnreachable:
+    # One message for a refused connection, a timeout and a server that does not speak HTTP: they would tell a
+    # client which local ports are open.
+    return WebhookUnreachable(
+        "the callback could not be reached (no connection, no answer in time, or not an HTTP answer)"
+        + f"{OPERATOR_DETAIL_MARK}{callback.url}: {exc!r}"[:1000]
+    )
 
 
 # A light lane: deliveries are quick HTTP calls, so a worker claims a few rounds of them ahead of its free threads
@@ -181,14 +235,13 @@ def _deliver(job: ClaimedJob, context: JobContext, search_job_id: str) -> dict:
         event=payload.get("event"),
         previous=payload.get("previous"),
     )
-    headers = {
-        "Content-Type": "application/json; charset=utf-8",
-        "User-Agent": USER_AGENT,
-        "X-LPS-Signature": sign(body, client.webhook_secret),
+    headers = signed_headers(
+        body,
+        client.webhook_secret,
         # A search's own delivery is keyed by its job id; a later `corrected` one carries its own key.
-        "Idempotency-Key": str(payload.get("idempotency_key") or search_job_id),
-        "X-LPS-Delivery-Attempt": str(job.attempt),
-    }
+        idempotency_key=str(payload.get("idempotency_key") or search_job_id),
+        attempt=job.attempt,
+    )
     timeout = max(1.0, min(settings.LPS_WEBHOOK_TIMEOUT_SECONDS, context.remaining()))
     status = post(callback, body, headers, timeout=timeout)
     return {"delivered": True, "http_status": status, "attempt": job.attempt, "search_job_id": search_job_id}

@@ -4,7 +4,8 @@
                                         [--get-clients 50] [--gets 5000]
 
 It makes its own database (`lps_apibench` on the server of DATABASE_URL, else the embedded PostgreSQL), migrates
-it, issues a fresh API key, starts gunicorn as the Procfile does (sync workers) on a free 127.0.0.1 port, and:
+it, issues a fresh API key, starts gunicorn as the Procfile does (its config module: the deadline gthread worker,
+LPS_WEB_THREADS threads per process) on a free 127.0.0.1 port, and:
 1. POSTs `--posts` batches of `--products` distinct products from `--post-clients` concurrent clients and
    reports products enqueued per second (goal: 5,000);
 2. GETs the jobs just made from `--get-clients` concurrent clients (processes × threads, so that the clients'
@@ -195,7 +196,7 @@ def get_jobs(port: int, api_key: str, job_ids: list[str], clients: int, total: i
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers (default 4)")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4)")
     parser.add_argument("--post-clients", type=int, default=4)
     parser.add_argument("--posts", type=int, default=40)
     parser.add_argument("--products", type=int, default=500, help="products per POST (default 500)")
@@ -241,6 +242,8 @@ def measure(options: argparse.Namespace, base_url: str) -> int:
             [
                 str(Path(PYTHON).parent / "gunicorn"),
                 "lps_site.wsgi",
+                "--config",
+                "python:lps_site.gunicorn_conf",
                 "--bind",
                 f"127.0.0.1:{port}",
                 "--workers",
@@ -262,6 +265,7 @@ def measure(options: argparse.Namespace, base_url: str) -> int:
             print(server_log.read_text(errors="replace")[-3000:], file=sys.stderr)
             raise
 
+        threads = int(os.environ.get("LPS_WEB_THREADS", "16"))
         run = uuid.uuid4().hex[:6]
         bodies = [
             json.dumps(
@@ -289,7 +293,8 @@ def measure(options: argparse.Namespace, base_url: str) -> int:
         job_ids = [job["job_id"] for answer in answers for job in answer["jobs"]]
         latencies.sort()
         print(
-            f"LPS API bench — gunicorn {options.workers} sync workers, PostgreSQL at {urlsplit(base_url).netloc}, "
+            f"LPS API bench — gunicorn {options.workers} gthread workers × {threads} threads (deadline worker), "
+            f"PostgreSQL at {urlsplit(base_url).netloc}, "
             f"{os.cpu_count()} CPUs"
         )
         print(

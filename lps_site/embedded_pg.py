@@ -27,6 +27,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,6 +246,7 @@ def running() -> Iterator[str]:
                 )
             else:
                 server = _spawn(die_with_parent=True)
+                _reap_when_it_exits(server)
                 _wait_until_ready(server)
             _create_database()
         print(f"embedded PostgreSQL at {url()} (data in {PGDATA})", file=sys.stderr, flush=True)
@@ -252,6 +254,15 @@ def running() -> Iterator[str]:
     finally:
         if server is not None:
             _shut_down(server)
+
+
+def _reap_when_it_exits(server: subprocess.Popen) -> None:
+    """Collect the server's exit status as soon as it exits, whoever stopped it.
+
+    Otherwise a server stopped from outside (`embedded_pg stop`) stays a zombie until this process waits for it,
+    and anything that asks whether its pid is alive (`stop` itself) keeps being told yes.
+    """
+    threading.Thread(target=server.wait, name="embedded-pg-reaper", daemon=True).start()
 
 
 def _shut_down(server: subprocess.Popen) -> None:
@@ -264,22 +275,48 @@ def _shut_down(server: subprocess.Popen) -> None:
         server.wait()
 
 
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs: a zombie (exited, its status not yet collected by its parent) does not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        # No /proc: ask the kernel, which cannot tell a zombie from a live process.
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat[stat.rindex(")") + 2 :].split()[0] != "Z"
+
+
+def _postmaster_pid(pid_file: Path) -> int | None:
+    try:
+        return int(pid_file.read_text().splitlines()[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return None
+
+
 def stop() -> None:
-    """Stop the server with a fast shutdown (open sessions are ended)."""
+    """Stop the server with a fast shutdown (open sessions are ended).
+
+    It counts as stopped once its process has exited (a zombie included: a launcher such as `run` collects it) or
+    once it removed its postmaster.pid, which it does last on the way out.
+    """
     pid_file = PGDATA / "postmaster.pid"
-    if not pid_file.exists():
+    pid = _postmaster_pid(pid_file)
+    if pid is None:
         return
-    pid = int(pid_file.read_text().splitlines()[0])
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGINT)
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _alive(pid) or _postmaster_pid(pid_file) != pid:
             return
         time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def run(command: list[str]) -> int:

@@ -6,6 +6,9 @@ directory must be set before any process imports prometheus_client (which picks 
 and it must start empty: files left by an earlier run would be added to this one's totals. A dead worker's
 files stay (its counts happened), and `mark_process_dead` drops its live-gauge files.
 
+The worker: gthread threads with a deadline on each phase of a request (lps_site/web_worker.py), so that a client
+that stalls in its request line, headers or body costs one thread for a bounded time and gets a 408 envelope.
+
 The Procfile's command-line options (bind, workers, logs) still apply on top of these.
 """
 
@@ -20,6 +23,16 @@ _created = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _created:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="lps-prometheus-")
 MULTIPROC_DIR = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+
+worker_class = "lps_site.web_worker.DeadlineThreadWorker"
+# Threads per worker process: each one a request at a time and a database connection of its own. A client that
+# stalls holds one for at most the deadline below, and a worker with none free leaves new connections to another.
+threads = int(os.environ.get("LPS_WEB_THREADS", "16"))
+# Seconds a request's line and headers may take from their first byte, its body from the end of the headers,
+# and each write of the answer (a client that does not read it).
+HEAD_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_HEAD_TIMEOUT_SECONDS", "10"))
+BODY_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_BODY_TIMEOUT_SECONDS", "30"))
+WRITE_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_WRITE_TIMEOUT_SECONDS", "30"))
 
 # gunicorn's own lines (start, workers booting and exiting, the access log) in the same JSON as the app's.
 if os.environ.get("LPS_LOG_FORMAT") == "json":
@@ -43,6 +56,14 @@ def on_starting(server) -> None:
     MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
     for stale in MULTIPROC_DIR.glob("*.db"):
         stale.unlink()
+
+
+def post_fork(server, worker) -> None:
+    from lps_site.web_worker import ReadDeadlines
+
+    worker.deadlines = ReadDeadlines(
+        head_seconds=HEAD_TIMEOUT_SECONDS, body_seconds=BODY_TIMEOUT_SECONDS, write_seconds=WRITE_TIMEOUT_SECONDS
+    )
 
 
 def child_exit(server, worker) -> None:

@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The admin's Content-Security-Policy, with a nonce for the console's inline blocks.
+    "console.content_security.ContentSecurityPolicyMiddleware",
     "lps_site.http_metrics.HttpMetricsMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -239,6 +241,8 @@ LPS_OPENAI_MAX_RETRIES = env.int("LPS_OPENAI_MAX_RETRIES", default=2)
 # --- API ------------------------------------------------------------------------------------------------
 LPS_ALLOW_PRIVATE_CALLBACKS = env.bool("LPS_ALLOW_PRIVATE_CALLBACKS", default=False)
 LPS_API_RATE_LIMIT_PER_MINUTE = env.int("LPS_API_RATE_LIMIT_PER_MINUTE", default=600)
+# Wrong API keys one client address may send in any 60 seconds before its keyed requests are 429 (0: no limit).
+LPS_API_KEY_FAILURES_PER_MINUTE = env.int("LPS_API_KEY_FAILURES_PER_MINUTE", default=20)
 LPS_API_MAX_PRODUCTS = env.int("LPS_API_MAX_PRODUCTS", default=1000)
 LPS_WEBHOOK_TIMEOUT_SECONDS = env.float("LPS_WEBHOOK_TIMEOUT_SECONDS", default=10.0)
 # Webhook deliveries retry longer than searches: a client's endpoint may be down for a while.

@@ -5,7 +5,10 @@ The API validates each posted product with `SearchProduct` (the OpenAPI document
 the API promised clients and what a worker accepts therefore cannot drift apart.
 
 Every field is checked strictly (no "12" for 12, no true for 1); unknown fields are ignored; null counts as absent
-for the optional ones, and so does an empty brand or model code.
+for the optional ones, and so does an empty brand or model code. The identifiers (product_code, product_name, brand,
+model_code) carry no control or format characters (Unicode category Cf: zero-width characters, byte-order marks,
+direction overrides such as U+202E, which would make the admin show "RTL\u202e-2" as something else), are
+NFC-normalised (so that one product typed two ways is one product), and a product name has a letter or a digit.
 """
 
 from __future__ import annotations
@@ -59,6 +62,27 @@ def _strip(value: str) -> str:
     return value.strip()
 
 
+def _no_format_characters(value: str) -> str:
+    for char in value:
+        if unicodedata.category(char) == "Cf":
+            raise PydanticCustomError(
+                "string_format_character",
+                f"must not contain invisible format or direction characters (U+{ord(char):04X})",
+            )
+    return value
+
+
+def _nfc(value: str) -> str:
+    return unicodedata.normalize("NFC", value)
+
+
+def _has_letter_or_digit(value: str) -> str:
+    # A name of combining marks or punctuation alone is nothing a marketplace can search for.
+    if not any(unicodedata.category(char)[0] in "LN" for char in value):
+        raise PydanticCustomError("string_no_letter", "must contain a letter or a digit")
+    return value
+
+
 def _visible(value: str) -> str:
     # A name of zero-width characters passes the pattern yet would cost a full search of nothing.
     if not has_visible_character(value):
@@ -66,14 +90,17 @@ def _visible(value: str) -> str:
     return value
 
 
-def _bounded(required: bool, max_length: int) -> Any:
+def _bounded(required: bool, max_length: int, *, name: bool = False) -> Any:
     pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
     constraints = StringConstraints(
         strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
     )
+    checks = [AfterValidator(_no_format_characters), AfterValidator(_nfc)]
     if required:
-        return Annotated[str, constraints, AfterValidator(_visible), AfterValidator(_strip)]
-    return Annotated[str, constraints, AfterValidator(_strip)]
+        checks.append(AfterValidator(_visible))
+    if name:
+        checks.append(AfterValidator(_has_letter_or_digit))
+    return Annotated[str, constraints, *checks, AfterValidator(_strip)]
 
 
 def _whole_number(value: Any) -> Any:
@@ -87,7 +114,7 @@ def _whole_number(value: Any) -> Any:
 
 Price = Annotated[StrictInt, Field(ge=0, le=PRICE_MAX), BeforeValidator(_whole_number)]
 ProductCode = _bounded(True, PRODUCT_CODE_MAX)
-ProductName = _bounded(True, PRODUCT_NAME_MAX)
+ProductName = _bounded(True, PRODUCT_NAME_MAX, name=True)
 Attribute = _bounded(False, ATTRIBUTE_MAX)
 CallbackUrl = Annotated[str, StringConstraints(strict=True, max_length=CALLBACK_URL_MAX, pattern=CALLBACK_URL_PATTERN)]
 

@@ -179,3 +179,85 @@ def test_a_product_page_draws_its_price_history(operator_page: Page):
     expect(page.locator("#lps-price-history svg .price-dot")).to_have_count(4)
     expect(page.locator("#lps-price-history svg .miss")).to_have_count(1)
     page.screenshot(path=str(ARTIFACTS / "admin-product-page.png"), full_page=True)
+
+
+# --- Under the Content-Security-Policy: every page renders, styled, and the dashboard's charts and refresh work ----
+
+# Records every violation the browser reports, before any page script runs.
+REPORT_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+});
+"""
+
+
+def _visit(page: Page, path: str, violations: list[str]) -> None:
+    response = page.goto(path)
+    assert response is not None, path
+    assert response.ok, (path, response.status)
+    policy = response.headers.get("content-security-policy", "")
+    assert "script-src 'self' 'nonce-" in policy, (path, policy)
+    assert "frame-ancestors 'none'" in policy, (path, policy)
+    violations.extend(f"{path}: {entry}" for entry in page.evaluate("window.__cspViolations"))
+
+
+def test_every_admin_page_and_the_dashboard_charts_work_under_the_content_security_policy(
+    browser: Browser, operator_page: Page, operating_queue, admin_server
+):
+    page = operator_page
+    page.context.add_init_script(REPORT_VIOLATIONS)
+    console_errors: list[str] = []
+    page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
+    product = rows.product_with_history("P-100", "갤럭시 버즈3 프로", [199_000, 195_000, None, 192_500, 189_000])
+    violations: list[str] = []
+
+    for path in [
+        "/admin/",
+        "/admin/jobs/job/",
+        "/admin/jobs/job/?status__exact=4",
+        f"/admin/jobs/job/{operating_queue['found']}/change/",
+        f"/admin/jobs/job/{operating_queue['dead_twin']}/change/",
+        "/admin/negative_cache/negativecacheentry/",
+        f"/admin/search/product/{product.pk}/change/",
+        "/admin/api/apiclient/",
+        "/admin/api/apiclient/add/",
+        "/admin/axes/accessattempt/",
+        "/admin/auth/user/",
+    ]:
+        _visit(page, path, violations)
+        # The console's stylesheet (an inline block with the nonce) applies: the header is LPS's.
+        expect(page.locator("#site-name")).to_contain_text("LPS operations")
+        if path == f"/admin/jobs/job/{operating_queue['found']}/change/":
+            page.screenshot(path="/tmp/lps-csp-job-page.png", full_page=True)
+
+    _visit(page, "/admin/jobs/job/?status__exact=4", violations)
+    badge = page.locator("#result_list .lps-state").first
+    assert badge.evaluate("element => getComputedStyle(element).backgroundColor") == "rgb(186, 33, 33)"
+
+    _visit(page, "/admin/dashboard/?refresh=2", violations)
+    chart = page.locator("#lps-sessions svg.lps-chart")
+    expect(chart).to_contain_text("first block: 14 req")
+    assert chart.bounding_box()["height"] > 50
+    bar = page.locator("#lps-sessions svg .bar-sessions").first
+    assert bar.evaluate("element => getComputedStyle(element).fill") == "rgb(121, 174, 200)"
+    page.screenshot(path="/tmp/lps-csp-dashboard.png", full_page=True)
+    # The refresh script (an inline block with the nonce) runs: a new job shows without a reload.
+    page.evaluate("window.lpsNotReloaded = true")
+    pending = tile_value(page, "pending")
+    rows.pending("W-CSP", "새로 들어온 상품")
+    expect(page.locator('[data-tile="pending"] .value')).not_to_have_text(pending, timeout=WAIT_MS)
+    assert page.evaluate("window.lpsNotReloaded") is True
+    violations.extend(page.evaluate("window.__cspViolations"))
+
+    # Logged out: the login page.
+    anonymous = browser.new_context(base_url=admin_server.url)
+    anonymous.add_init_script(REPORT_VIOLATIONS)
+    login = anonymous.new_page()
+    _visit(login, "/admin/login/?next=/admin/", violations)
+    expect(login.locator("#site-name")).to_contain_text("LPS operations")
+    login.screenshot(path="/tmp/lps-csp-login.png", full_page=True)
+    anonymous.close()
+
+    assert violations == []
+    assert [error for error in console_errors if "Content Security Policy" in error] == []

@@ -128,7 +128,8 @@ def test_the_rate_limit_answers_429_with_retry_after_once_the_minute_is_spent(cl
     limited = call(client, "POST", "/v1/lps/search", {"X-API-Key": shop.api_key})
     assert limited.status_code == 429
     assert limited.json()["result"] == ResultCode.HTTP_TOO_MANY_REQUESTS
-    assert 1 <= int(limited["Retry-After"]) <= 60
+    # Whole seconds: requests of this second count until the 60 seconds after it have passed.
+    assert 1 <= int(limited["Retry-After"]) <= 61
     assert Job.objects.count() == 0
     # Another key has its own window.
     assert call(client, "GET", "/v1/lps/queue/stats", {"X-API-Key": operator.api_key}).status_code == 200
@@ -165,3 +166,99 @@ def test_concurrent_requests_on_separate_connections_are_each_counted_once():
     assert len(allowed) == threads * per_thread
     assert sum(allowed) == limit
     assert ratelimit.hit(client_id, limit=limit).hits == threads * per_thread + 1
+
+
+# --- The limit holds over any 60-second span --------------------------------------------------------------------
+
+# A second that ends a fixed minute (epoch seconds are whole minutes at multiples of 60).
+END_OF_A_MINUTE = 1_800_000_000 - 1
+
+
+def test_a_client_that_spent_its_limit_at_the_end_of_a_minute_is_refused_at_the_start_of_the_next():
+    client_id = keys.issue_key("boundary").client.pk
+    limit = 600
+
+    spent = [ratelimit.hit(client_id, limit=limit, at=END_OF_A_MINUTE).allowed for _ in range(limit)]
+    across = ratelimit.hit(client_id, limit=limit, at=END_OF_A_MINUTE + 2)
+
+    assert all(spent)
+    # A fixed window would have started counting again at the minute and allowed 600 more here.
+    assert not across.allowed
+    # The 600 requests leave the span 60 seconds after their own second.
+    assert across.retry_after == 59
+
+
+def test_requests_are_allowed_again_as_the_oldest_ones_leave_the_span():
+    client_id = keys.issue_key("sliding").client.pk
+    for offset in range(10):
+        assert ratelimit.hit(client_id, limit=10, at=END_OF_A_MINUTE + offset).allowed
+    assert not ratelimit.hit(client_id, limit=10, at=END_OF_A_MINUTE + 30).allowed
+    # Refused requests count too: at +60 the ten, the refused one at +30 and this one make 12.
+    assert not ratelimit.hit(client_id, limit=10, at=END_OF_A_MINUTE + 60).allowed
+    # At +64 the first four have left the span: six, the two refused and this one make 9.
+    assert ratelimit.hit(client_id, limit=10, at=END_OF_A_MINUTE + 64).allowed
+
+
+def test_no_sixty_second_span_holds_more_allowed_requests_than_the_limit():
+    client_id = keys.issue_key("every-span").client.pk
+    limit, allowed_at = 20, []
+    # A client that sends 3 requests a second for 3 minutes, more than its limit allows.
+    for second in range(180):
+        for _ in range(3):
+            if ratelimit.hit(client_id, limit=limit, at=END_OF_A_MINUTE + second).allowed:
+                allowed_at.append(second)
+    assert allowed_at
+    worst = max(sum(1 for second in allowed_at if start <= second < start + 60) for start in range(-60, 180))
+    assert worst == limit
+
+
+def test_buckets_that_count_nothing_any_more_are_pruned():
+    client_id = keys.issue_key("idle").client.pk
+    ratelimit.hit(client_id, limit=5, at=1_000_000_000)  # in 2001
+    ratelimit.hit(keys.issue_key("busy").client.pk, limit=5)
+
+    assert ratelimit.prune(100) == 1
+    assert ratelimit.hit(client_id, limit=5).hits == 1
+
+
+# --- Wrong keys are throttled per client address -----------------------------------------------------------------
+
+
+def _stats(client, key: str, address: str):
+    return client.get("/v1/lps/queue/stats", headers={"X-API-Key": key}, REMOTE_ADDR=address)
+
+
+def test_an_address_that_sends_too_many_wrong_keys_is_429_whatever_key_it_sends_next(client, shop, settings):
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 3
+    wrong = [_stats(client, f"lps_{'0' * 12}_{'x' * 43}", "203.0.113.7").status_code for _ in range(3)]
+    throttled = _stats(client, "not-even-a-key", "203.0.113.7")
+    right_key_same_address = _stats(client, shop.api_key, "203.0.113.7")
+
+    assert wrong == [401, 401, 401]
+    assert throttled.status_code == 429
+    assert throttled.json()["result"] == ResultCode.HTTP_TOO_MANY_REQUESTS
+    assert "wrong API keys" in throttled.json()["error"]
+    assert 1 <= int(throttled["Retry-After"]) <= 61
+    # A right key is refused the same way: a 429 must not tell a guesser which of its keys was right.
+    assert right_key_same_address.status_code == 429
+    assert _stats(client, shop.api_key, "198.51.100.9").status_code == 200
+
+
+def test_right_keys_do_not_count_toward_the_wrong_key_throttle(client, shop, settings):
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 2
+    assert {_stats(client, shop.api_key, "203.0.113.8").status_code for _ in range(5)} == {200}
+
+
+def test_the_throttle_counts_the_address_the_trusted_proxy_vouches_for(client, shop, settings):
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 2
+    settings.LPS_TRUSTED_PROXIES = 1
+    proxy = "10.0.0.2"
+
+    def through_proxy(key: str, forwarded_for: str):
+        return client.get(
+            "/v1/lps/queue/stats", headers={"X-API-Key": key, "X-Forwarded-For": forwarded_for}, REMOTE_ADDR=proxy
+        )
+
+    assert [through_proxy("wrong", "203.0.113.20").status_code for _ in range(3)] == [401, 401, 429]
+    # Another client behind the same proxy is not locked out with the guesser.
+    assert through_proxy(shop.api_key, "203.0.113.21").status_code == 200

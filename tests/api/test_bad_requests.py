@@ -17,6 +17,7 @@ from tests.api.conftest import products
 pytestmark = [pytest.mark.django_db]
 
 ONE = {"product_code": "A1", "product_name": "삼다수 2L"}
+SEARCH_JSON = json.dumps({"products": [ONE]}, ensure_ascii=False).encode()
 
 
 def with_product(**fields) -> dict:
@@ -37,8 +38,36 @@ BAD_BODIES = [
         "NaN literal",
         b'{"products": [{"product_code": "A", "product_name": "B", "price": NaN}]}',
         400,
-        ResultCode.INVALID_REQUEST_DATA,
-        "products[0].price",
+        ResultCode.JSON_PARSE_ERROR,
+        "body",
+    ),
+    (
+        "NaN in an ignored field",
+        b'{"products": [{"product_code": "A", "product_name": "B"}], "extra": NaN}',
+        400,
+        ResultCode.JSON_PARSE_ERROR,
+        "body",
+    ),
+    ("Infinity", b'{"products": [{"product_code": "A", "product_name": "B", "x": Infinity}]}', 400, 100, "body"),
+    ("-Infinity", b'{"products": [{"product_code": "A", "product_name": "B", "x": -Infinity}]}', 400, 100, "body"),
+    ("UTF-8 with a BOM", b"\xef\xbb\xbf" + SEARCH_JSON, 400, ResultCode.JSON_PARSE_ERROR, "body"),
+    ("UTF-16 with a BOM", SEARCH_JSON.decode().encode("utf-16"), 400, ResultCode.JSON_PARSE_ERROR, "body"),
+    ("UTF-16LE", SEARCH_JSON.decode().encode("utf-16-le"), 400, ResultCode.JSON_PARSE_ERROR, "body"),
+    ("UTF-16BE", SEARCH_JSON.decode().encode("utf-16-be"), 400, ResultCode.JSON_PARSE_ERROR, "body"),
+    ("UTF-32", SEARCH_JSON.decode().encode("utf-32"), 400, ResultCode.JSON_PARSE_ERROR, "body"),
+    (
+        "a duplicated product_code",
+        b'{"products": [{"product_code": "DUP-2", "product_code": "DUP-3", "product_name": "B"}]}',
+        400,
+        ResultCode.JSON_PARSE_ERROR,
+        "product_code",
+    ),
+    (
+        "a duplicated top-level key",
+        b'{"products": [{"product_code": "A", "product_name": "B"}], "products": []}',
+        400,
+        ResultCode.JSON_PARSE_ERROR,
+        "products",
     ),
     (
         "integer too long to parse",
@@ -95,6 +124,13 @@ BAD_JSON = [
     ),
     ("zero-width-only product_code", with_product(product_code="\u200b"), "products[0].product_code"),
     ("BOM and spaces product_code", with_product(product_code="\ufeff \u00a0"), "products[0].product_code"),
+    ("right-to-left override in product_code", with_product(product_code="RTL\u202e-2"), "products[0].product_code"),
+    ("zero-width space inside product_name", with_product(product_name="삼다\u200b수 2L"), "products[0].product_name"),
+    ("direction isolate in brand", with_product(brand="\u2067LPS\u2069"), "products[0].brand"),
+    ("left-to-right mark in model_code", with_product(model_code="SD-2\u200e"), "products[0].model_code"),
+    ("BOM inside product_code", with_product(product_code="A\ufeff1"), "products[0].product_code"),
+    ("combining marks only product_name", with_product(product_name="\u0301\u0302\u0303"), "products[0].product_name"),
+    ("punctuation only product_name", with_product(product_name="-- !! --"), "products[0].product_name"),
     ("callback_url as number", with_product(callback_url=1), "products[0].callback_url"),
     ("callback_url file://", with_product(callback_url="file:///etc/passwd"), "products[0].callback_url"),
     ("callback_url ftp://", with_product(callback_url="ftp://93.184.216.34/x"), "products[0].callback_url"),
@@ -304,6 +340,50 @@ def test_a_body_that_is_not_sent_as_json_is_415_naming_content_type_on_every_pos
         assert Job.objects.get(job_id=dead_job).status == JobStatus.DEAD
 
 
+@pytest.mark.parametrize("charset", ["utf-16", "latin-1", "utf-32"])
+def test_a_json_body_declared_in_a_charset_other_than_utf8_is_415(client, shop, charset):
+    response = client.generic(
+        "POST", "/v1/lps/search", SEARCH_BODY, content_type=f"application/json; charset={charset}",
+        headers={"X-API-Key": shop.api_key},
+    )  # fmt: skip
+    refused = _assert_refused(response, 415, ResultCode.HTTP_UNSUPPORTED_MEDIA_TYPE, "Content-Type")
+    assert charset in refused["error"]
+
+
+def test_the_message_for_a_duplicated_key_names_the_key(as_shop):
+    raw = b'{"products": [{"product_code": "DUP-2", "product_code": "DUP-3", "product_name": "B"}]}'
+    refused = _assert_refused(as_shop.post("/v1/lps/search", raw=raw), 400, ResultCode.JSON_PARSE_ERROR, None)
+    assert "'product_code' appears twice" in refused["error"]
+
+
+def test_a_body_with_a_bom_is_refused_with_a_message_that_says_so(as_shop):
+    refused = _assert_refused(
+        as_shop.post("/v1/lps/search", raw=b"\xef\xbb\xbf" + SEARCH_JSON), 400, ResultCode.JSON_PARSE_ERROR, "body"
+    )
+    assert "byte-order mark" in refused["error"]
+
+
+def test_a_two_megabyte_body_on_requeue_is_413_and_requeues_nothing(client, operator, dead_job):
+    response = client.generic(
+        "POST", f"/v1/lps/jobs/{dead_job}/requeue", b"{" + b" " * (2 * 1024 * 1024) + b"}",
+        content_type="application/json", headers={"X-API-Key": operator.api_key},
+    )  # fmt: skip
+    assert response.status_code == 413, response.content[:300]
+    assert response.json()["result"] == ResultCode.HTTP_PAYLOAD_TOO_LARGE
+    assert Job.objects.get(job_id=dead_job).status == JobStatus.DEAD
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "GET", "OPTIONS"])
+@pytest.mark.parametrize("path", ["/v1/lps/nothing-here", "/v1/lps/jobs/x/y/z", "/v1/elsewhere", "/v1/lps/search/"])
+def test_an_unknown_path_under_v1_is_a_404_envelope_whatever_the_method(client, shop, method, path):
+    csrf_client = type(client)(enforce_csrf_checks=True)
+    response = csrf_client.generic(
+        method, path, SEARCH_BODY, content_type="application/json", headers={"X-API-Key": shop.api_key}
+    )
+    assert response["Content-Type"].startswith("application/json")
+    _assert_refused(response, 404, ResultCode.HTTP_NOT_FOUND, None)
+
+
 @pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"])
 def test_json_with_or_without_a_charset_parameter_is_taken(client, shop, content_type):
     response = client.generic(
@@ -351,6 +431,15 @@ def test_a_gzip_body_over_one_megabyte_once_decoded_is_413_and_writes_nothing(cl
 def test_a_body_that_is_not_the_gzip_it_claims_is_400_naming_content_encoding(client, shop, body):
     response = _post_encoded(client, shop, body, "gzip")
     _assert_refused(response, 400, ResultCode.INVALID_REQUEST_DATA, "Content-Encoding")
+
+
+@pytest.mark.parametrize(
+    "trailer", [b"junk", b"\x00", gzip.compress(b'{"products": []}')], ids=["junk", "one NUL", "a second member"]
+)
+def test_a_gzip_body_with_bytes_after_its_stream_is_400_and_writes_nothing(client, shop, trailer):
+    response = _post_encoded(client, shop, gzip.compress(SEARCH_BODY) + trailer, "gzip")
+    refused = _assert_refused(response, 400, ResultCode.INVALID_REQUEST_DATA, "Content-Encoding")
+    assert "after its gzip stream" in refused["error"]
 
 
 @pytest.mark.parametrize("encoding", ["br", "deflate", "compress", "zstd", "gzip, br"])

@@ -39,6 +39,10 @@ def refusing_dns(host: str, port: int) -> list[str]:
         "http://0.0.0.0:8000/",
         "http://[::]/",
         "http://224.0.0.1/",
+        "http://255.255.255.255/",
+        "http://[::ffff:255.255.255.255]/",
+        "http://240.0.0.1/",
+        "http://0.0.0.0/",
         "http://metadata.google.internal/computeMetadata/v1/",
         "http://METADATA.GOOGLE.INTERNAL./",
         "http://metadata/",
@@ -89,6 +93,12 @@ def test_loopback_and_private_targets_need_lps_allow_private_callbacks(url):
 def test_urls_that_are_not_plain_http_or_https_to_a_host_are_refused(url):
     with pytest.raises(UnsafeCallbackUrl):
         check_callback_url(url, allow_private=True, resolver=resolving_to("93.184.216.34"))
+
+
+@pytest.mark.parametrize("address", ["255.255.255.255", "0.0.0.0", "::", "240.1.2.3"])
+def test_a_host_resolving_to_a_broadcast_or_unspecified_address_is_refused_even_when_private_ones_are_allowed(address):
+    with pytest.raises(UnsafeCallbackUrl, match="broadcast"):
+        check_callback_url("http://hooks.example/", allow_private=True, resolver=resolving_to(address))
 
 
 def test_a_host_is_refused_when_any_of_its_addresses_is_forbidden():

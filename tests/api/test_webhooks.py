@@ -3,9 +3,12 @@ backoff until a 2xx, one logical delivery per job, and never to a host that is n
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import socket
+import threading
 import time
 import uuid
 
@@ -17,6 +20,7 @@ from jobs import handlers, queue
 from jobs.models import Job, JobStatus
 from jobs.worker import Worker
 from lps_site.job_types import JobType
+from tests.addresses import free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -57,6 +61,8 @@ def submit_and_search(as_shop, callback_url: str, code: str = "W1") -> tuple[str
                 "result": RESULT,
             },
             dedupe_key=f"outbox:{search_job_id}",
+            # As the SEARCH handler does: the delivery belongs to the client, who reads it.
+            owner_id=payload["client_id"],
         )
     )
     assert isinstance(queue.complete(claimed, RESULT), queue.Moved)
@@ -275,3 +281,69 @@ def test_webhook_metrics_count_a_webhook_given_up_on_its_last_attempt_or_at_once
     before = webhook_counts()
     assert run_outbox_worker(revoked, passes=1).status == JobStatus.DEAD
     assert webhook_counts_moved(before) == {"attempt undeliverable": 1, "given up": 1}
+
+
+# --- What a client reads back of its failed deliveries: the status and a short reason, never the answer ----------
+
+
+def test_a_client_reads_the_status_of_a_failed_delivery_but_not_what_the_receiver_answered(
+    as_shop, admin_client, webhook_receiver, private_callbacks
+):
+    webhook_receiver.fail_next(3, status=403)
+    _, outbox_job_id = submit_and_search(as_shop, webhook_receiver.url("/admin/login/"))
+    job = run_outbox_worker(outbox_job_id, passes=1)
+
+    seen = as_shop.get(f"/v1/lps/jobs/{outbox_job_id}").json()["job"]["last_error"]
+    listed = {row["job_id"]: row for row in as_shop.get("/v1/lps/jobs").json()["jobs"]}[str(outbox_job_id)]["error"]
+    assert seen == listed == "WebhookRejected: the callback answered HTTP 403 Forbidden"
+    # Operators still see the beginning of the answer, on the job's admin page.
+    assert '{"ok":false}' in job.last_error
+    page = admin_client.get(f"/admin/jobs/job/{outbox_job_id}/change/").content.decode()
+    assert "{&quot;ok&quot;:false}" in page
+
+
+def test_a_closed_port_and_a_port_that_does_not_speak_http_read_the_same_to_the_client(as_shop, private_callbacks):
+    closed_port = free_port()
+    talker = socket.socket()
+    talker.bind(("127.0.0.1", 0))
+    talker.listen(4)
+
+    def answer_garbage():
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = talker.accept()
+                with conn:
+                    conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+
+    threading.Thread(target=answer_garbage, daemon=True).start()
+    try:
+        errors = []
+        for code, port in (("CLOSED", closed_port), ("OPEN", talker.getsockname()[1])):
+            _, outbox_job_id = submit_and_search(as_shop, f"http://127.0.0.1:{port}/hook", code=code)
+            job = run_outbox_worker(outbox_job_id, passes=1)
+            assert "127.0.0.1" in job.last_error  # the operator's detail
+            errors.append(as_shop.get(f"/v1/lps/jobs/{outbox_job_id}").json()["job"]["last_error"])
+    finally:
+        talker.close()
+
+    assert errors[0] == errors[1]
+    assert errors[0].startswith("WebhookUnreachable: the callback could not be reached")
+    assert str(closed_port) not in errors[0]
+
+
+def test_each_attempt_carries_a_timestamp_and_a_signature_over_timestamp_dot_body(
+    as_shop, shop, webhook_receiver, private_callbacks
+):
+    _, outbox_job_id = submit_and_search(as_shop, webhook_receiver.url())
+    before = int(time.time())
+    assert run_outbox_worker(outbox_job_id, passes=1).status == JobStatus.DONE
+
+    (request,) = webhook_receiver.requests
+    timestamp = request.headers["x-lps-timestamp"]
+    assert before <= int(timestamp) <= int(time.time())
+    signed = f"{timestamp}.".encode() + request.body
+    expected = hmac.new(shop.webhook_secret.encode(), signed, hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(request.headers["x-lps-timestamp-signature"], f"sha256={expected}")
+    # The §8 signature is unchanged, over the body alone, for receivers that check only it.
+    body_only = hmac.new(shop.webhook_secret.encode(), request.body, hashlib.sha256).hexdigest()
+    assert request.headers["x-lps-signature"] == f"sha256={body_only}"

@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from lps_site import settings
 from tests.addresses import free_port
-from tests.processes import alive, wait_until
+from tests.processes import alive, process_table, wait_until
 
 PORT = free_port()
 
@@ -142,3 +143,27 @@ def test_a_block_that_found_the_server_running_says_so_and_leaves_it_running(dat
             [sys.executable, "-m", "lps_site.embedded_pg", "stop"], cwd=settings.BASE_DIR, env=env, timeout=90
         )
     assert not _accepts_connections()
+
+
+def test_stop_from_outside_stops_the_server_a_launcher_started_within_seconds_and_leaves_no_zombie(data_dir):
+    launcher = _launch(data_dir)
+    try:
+        assert wait_until(_accepts_connections, 60), launcher.stderr.read1().decode() if launcher.stderr else ""
+        postmaster = _postmaster_pid(data_dir)
+        began = time.monotonic()
+        subprocess.run(
+            [sys.executable, "-m", "lps_site.embedded_pg", "stop"],
+            cwd=settings.BASE_DIR, env=_env(data_dir), check=True, timeout=60,
+        )  # fmt: skip
+        took = time.monotonic() - began
+
+        # It used to wait its full 30 s: the stopped server stayed a zombie under the launcher, "alive" to stop.
+        assert took < 10, f"embedded_pg stop took {took:.1f} s"
+        assert not _accepts_connections()
+        assert wait_until(lambda: postmaster not in process_table(), 10), "the launcher collected its server"
+        assert launcher.poll() is None, "the launcher's command goes on"
+    finally:
+        launcher.terminate()
+        launcher.wait(timeout=30)
+        if launcher.stderr:
+            launcher.stderr.close()

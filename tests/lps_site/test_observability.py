@@ -160,7 +160,7 @@ class Web:
 
 @pytest.fixture
 def web(processes, tmp_path) -> Callable[..., Web]:
-    """Start gunicorn with the Procfile's config module: 2 sync workers, multiprocess metrics in tmp_path."""
+    """Start gunicorn with the Procfile's config: 2 processes of its gthread worker; multiprocess metrics."""
 
     def start(**env: str) -> Web:
         port = free_port()

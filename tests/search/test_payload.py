@@ -95,3 +95,34 @@ def test_what_the_api_enqueues_reads_back_as_the_same_payload():
         callback_url="https://client.test/lps",
         client_id=7,
     )
+
+
+def test_identifiers_are_nfc_normalised_so_one_product_typed_two_ways_is_one_product():
+    decomposed = SearchProduct(
+        product_code="CAFE\u0301-1",
+        product_name="Cafe\u0301 \u1100\u1161\u11a8 2L",
+        brand="Nestle\u0301",
+        model_code="e\u0301",
+    )
+    assert decomposed.product_code == "CAF\u00c9-1"
+    assert decomposed.product_name == "Caf\u00e9 \uac01 2L"
+    assert (decomposed.brand, decomposed.model_code) == ("Nestl\u00e9", "\u00e9")
+
+
+@pytest.mark.parametrize("field", ["product_code", "product_name", "brand", "model_code"])
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "\u2060", "\u061c"])
+def test_no_identifier_may_carry_a_format_or_direction_character(field, char):
+    product = {"product_code": "A1", "product_name": BUDS, field: f"ab{char}cd"}
+    with pytest.raises(InvalidProduct, match=f"{field}.*U\\+{ord(char):04X}"):
+        SearchPayload.from_payload(product)
+
+
+@pytest.mark.parametrize("name", ["\u0301\u0302", "...", "- / -", "\u3000!\u3000"])
+def test_a_product_name_needs_a_letter_or_a_digit(name):
+    with pytest.raises(InvalidProduct, match="product_name"):
+        SearchPayload.from_payload({"product_code": "A1", "product_name": name})
+
+
+@pytest.mark.parametrize("name", ["7", "삼다수", "ＳＭ－Ｒ６３０", "iPhone 15"])
+def test_a_product_name_with_a_letter_or_a_digit_is_taken(name):
+    assert SearchPayload.from_payload({"product_code": "A1", "product_name": name}).product.product_name == name
