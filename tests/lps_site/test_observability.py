@@ -311,7 +311,9 @@ def test_a_real_run_moves_the_worker_and_web_metrics_by_exactly_the_jobs_that_ra
 
 def test_gunicorn_workers_metrics_add_up_whichever_worker_answers_and_survive_a_worker_restart(web):
     operator = keys.issue_key("prometheus", operator=True)
-    site = web()
+    # One thread a worker: the held request below fills its worker, which then leaves new connections to the
+    # other (a worker with a free thread would accept them all itself, and only one worker would count).
+    site = web(LPS_WEB_THREADS="1")
     responses = "django_http_responses_total_by_status_view_method_total"
 
     def healthz_count() -> float:
@@ -320,7 +322,8 @@ def test_gunicorn_workers_metrics_add_up_whichever_worker_answers_and_survive_a_
 
     before = healthz_count()
     # A request whose headers never end holds the worker that accepts it (the first connection in the queue),
-    # so that the other worker serves the 60 that follow; then the held one is finished and answered.
+    # so that the other worker serves the 60 that follow; then the held one is finished (within the head deadline)
+    # and answered.
     held = socket.create_connection(("127.0.0.1", site.port), timeout=30)
     held.sendall(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n")
     for _ in range(60):
