@@ -111,7 +111,7 @@ def test_one_shops_not_found_answers_another_shop_asking_for_the_same_product_wh
 
     # Shop B: the same product under its own code (in another spelling), and its own, different A-77.
     respelled = {
-        "product_name": "lg 스탠바이미  27ART10AKPL 무선 이동식 TV\u200b",
+        "product_name": "lg 스탠바이미  27ART10AKPL 무선 이동식 TV ",
         "model_code": "27art10akpl",
         "brand": "LG전자",
     }
