@@ -75,6 +75,8 @@ MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
 SET_NUMBER_DIGITS = 5
 """A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
+MIN_CODE_PART = 3
+"""A code written in parts is the product's own when each part of this length or more is in its name (SN850P PS5)."""
 FAR_BELOW_SHARE = 0.5
 """A candidate priced below this share of the page's reference price is not believed on words alone.
 
@@ -252,7 +254,7 @@ class MadeFor(Rule):
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
-        made_for = [word for word in listing.made_for if word not in name.made_for]
+        made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
         if made_for and not name.accessory_kinds:
             stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
             if len(stems) == len(made_for) and not _sells_something_else(context, stems):
@@ -263,6 +265,17 @@ class MadeFor(Rule):
             kind = next(iter(name.accessory_kinds))
             return Reject(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+def _platform_of(word: str, context: Context) -> bool:
+    """ "PS5용" where the product's own name says PS5 and PS5 is another brand's line: the product is itself made
+    for that platform (a PS5 SSD), so the title says of the product what its name says."""
+    stem = word.removesuffix("용")
+    if not stem or stem == word or stem not in context.name.words:
+        return False
+    lines_of = [group for group, lines in _LINE_WORDS_OF.items() if stem in lines]
+    spelled = context.name.brand_groups | brand_groups_of([normalise(context.product.query.brand or "")])
+    return bool(lines_of) and not set(lines_of) & spelled
 
 
 def _sells_something_else(context: Context, stems: list[str]) -> bool:
@@ -348,8 +361,15 @@ class OtherModel(Rule):
                 if quality == "extended":
                     ours = product.query.model_code or code
                     return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
+                if quality == "shorter":
+                    ours = product.query.model_code or code
+                    return Doubt(
+                        f"model code shorter than {ours.upper()} (lacks its last letters): maybe another model"
+                    )
                 return None
-        other = _other_code(product.codes, listing, compact(product.query.product_name))
+        other = _other_code(
+            product.codes, listing, compact(product.query.product_name), frozenset(map(compact, context.name.words))
+        )
         if other:
             ours = product.query.model_code or product.codes[0]
             return Reject(f"model code {listing.codes[other].upper()}, not {ours.upper()}")
@@ -445,7 +465,7 @@ class VariantAndLine(Rule):
         if added and dropped:
             # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
             return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
-        extra_lines = listing.lines - name.lines
+        extra_lines = {line for line in listing.lines - name.lines if not _part_of_a_word(line, listing, name)}
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
         if name.colours and listing.colours - name.colours:
@@ -475,6 +495,19 @@ class ExtraWords(Rule):
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
+        if not product.kind_groups and product.sold_by_measure:
+            # A drink or food named by its brand and line alone: a kind word set inside the name (아몬드브리즈
+            # 프로틴 언스위트) names another line of it.
+            words = listing.words
+            inside = [
+                word
+                for position, word in enumerate(words[1:-1], start=1)
+                if word in KIND_WORDS
+                and not _word_found(word, context.name)
+                and all(_naming_word_of(words[position + step], product) for step in (-1, 1))
+            ]
+            if inside:
+                return Doubt(f"a kind word inside the name: {inside[0]}")
         letters = [
             word
             for position, word in enumerate(listing.words)
@@ -510,6 +543,10 @@ class ExtraWords(Rule):
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
             return Doubt(f"words the product lacks: {' '.join(naming[:3])}")
+        if naming and context.name.colours and not listing.colours:
+            # The product names its colour, the title none and a word the product lacks: likely another colour
+            # (미네랄 for 그라파이트) no colour list holds.
+            return Doubt(f"no colour of ours, and words the product lacks: {' '.join(naming[:3])}")
         return Caution(f"words the product lacks: {' '.join(extra[:3])}")
 
 
@@ -749,6 +786,20 @@ def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
     return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
 
 
+def _part_of_a_word(word: str, listing: Title, name: Title) -> bool:
+    """`word` with a neighbour is a word of the product's name written in the other script (GOAL ZERO = 골제로):
+    part of a name, not a flavour or a line of its own."""
+    words = listing.words
+    for position, candidate in enumerate(words):
+        if candidate != word:
+            continue
+        joined = [words[position - 1] + word] if position else []
+        joined += [word + words[position + 1]] if position + 1 < len(words) else []
+        if any(_sounds_like_one_of(piece, name.words) for piece in joined):
+            return True
+    return False
+
+
 def _networks(title: Title) -> set[str]:
     words = set(title.words) | set(title.text.split())
     return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
@@ -776,6 +827,11 @@ def _beside_name(word: str, product: Product, listing: Title) -> bool:
             if any(_word_found(core_word, _one(neighbour)) for core_word in core):
                 return True
     return False
+
+
+def _naming_word_of(word: str, product: Product) -> bool:
+    """`word` is one of the product's naming words (not its brand, kind or a harmless mark)."""
+    return _is_naming(word) and word in product.title.core_words and word not in KIND_WORDS and word not in HARMLESS
 
 
 def _one(word: str) -> Title:
@@ -830,8 +886,10 @@ def _code_in(code: str, listing: Title) -> str | None:
     """Our code in the title: "exact" when it is there exactly, with a known regional tail (SM-R630N) or a long
     colour-and-region tail (SM-S928NZKEKOO), after a maker's prefix (LS27CG510EKXKR), or followed by a separator
     and more (NT940XGK-K51A, HX9044/67), or shorter when ours only adds such letters; "extended" when a title's
-    code is ours plus one or two other letters (a sibling may be named so); None when it is not there."""
-    extended = False
+    code is ours plus one or two other letters (a sibling may be named so); "shorter" when the title's code lacks
+    letters that end ours and are no such tail (DUE6BG for DUE6BGE: another model, or ours written short); None
+    when it is not there."""
+    extended = shorter_seen = False
     for candidate in listing.codes:
         if candidate == code:
             return "exact"
@@ -843,12 +901,19 @@ def _code_in(code: str, listing: Title) -> str | None:
         suffix = longer[len(shorter) :]
         extends = len(shorter) >= MIN_CODE_CHARS and longer.startswith(shorter) and suffix.isalpha()
         if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
-            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS or longer == code:
+            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS:
                 return "exact"
+            if longer == code:
+                # The title's code lacks our trailing letters (DUE6BG for DUE6BGE): another model of the family,
+                # or ours written short; never sure.
+                shorter_seen = True
+                continue
             if longer == candidate and _separated_after(code, candidate, listing):
                 return "exact"
             extended = True
-    return "extended" if extended else None
+    if extended:
+        return "extended"
+    return "shorter" if shorter_seen else None
 
 
 def _separated_after(code: str, candidate: str, listing: Title) -> bool:
@@ -871,7 +936,14 @@ def _continued(shorter: str, listing: Title) -> bool:
     )
 
 
-def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") -> str | None:
+def _names_part(part: str, name_compact: str, name_words: frozenset[str]) -> bool:
+    """A part of a code written apart is the product's: a word of its name, or a longer piece its name holds."""
+    return part in name_words or (len(part) >= MIN_CODE_PART and part in name_compact)
+
+
+def _other_code(
+    codes: tuple[str, ...], listing: Title, name_compact: str = "", name_words: frozenset[str] = frozenset()
+) -> str | None:
     """A model code in the title that is not ours: a sibling (SM-S918N) or another model altogether."""
     digits_only = any(code.isdigit() for code in codes)
     for candidate in listing.codes:
@@ -882,8 +954,10 @@ def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") 
         written = listing.codes.get(candidate, "")
         if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
             continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
-        if candidate in name_compact:
-            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA")
+        if candidate in name_compact or all(
+            _names_part(compact(part), name_compact, name_words) for part in written.split()
+        ):
+            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA"), maybe in parts
         if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
             continue
         if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
@@ -900,6 +974,11 @@ def _other_model_number(name: Title, listing: Title) -> str | None:
     ours = {number for number in name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
     missing = [number for number in ours if not _number_in(number, listing)]
     extra = {number for number in listing.model_numbers - name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    theirs_numbers = set(re.findall(r"\d+(?:\.\d+)?", listing.text))
+    ours_numbers = set(re.findall(r"\d+(?:\.\d+)?", name.text))
+    # A number the other side also writes, in another form (700c for 700x18-28c, 18/28 for 18-28c): the same spec.
+    missing = [number for number in missing if not set(re.findall(r"\d+", number)) <= theirs_numbers]
+    extra = {number for number in extra if not set(re.findall(r"\d+", number)) <= ours_numbers}
     for number in sorted(missing):
         for theirs in sorted(extra):
             if _same_shape(number, theirs):

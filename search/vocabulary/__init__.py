@@ -12,6 +12,7 @@ only one title uses. The rules (search/rules.py) name the file each of them read
 | bundles.py | sets, bundles, machine counters | set and bundle |
 | categories.py | kind words grouped by what may name the same product | unexplained extra words |
 | brands.py | brands and the lines only one brand sells | other brand and look-alike, identity |
+| makers.py | makers and the line brands they sell under (merged into brands.py's groups) | other brand and look-alike, identity |
 | lookalikes.py | substitutes and look-alikes | other brand and look-alike |
 | codes.py | regional and colour suffixes of model codes | other model and sibling |
 | measures.py | units of capacity, volume, weight, size | measure and size |
@@ -37,7 +38,14 @@ from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS
 from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
-from search.vocabulary.counts import COUNT_MULTIPLIERS, COUNT_UNITS, GLUED_UNITS, LARGE_UNITS_MAX, SMALL_UNITS_MIN
+from search.vocabulary.counts import (
+    COUNT_MULTIPLIERS,
+    COUNT_UNITS,
+    GLUED_UNITS,
+    LARGE_UNITS_MAX,
+    PACK_WORDS,
+    SMALL_UNITS_MIN,
+)
 from search.vocabulary.harmless import (
     DEFAULT_LINE_WORDS,
     DESCRIPTORS,
@@ -94,6 +102,7 @@ __all__ = [
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",
     "PACKAGING_WORDS",
+    "PACK_WORDS",
     "PLAIN_WORDS",
     "RATING_NOTATIONS",
     "RENTAL_WHOLE_WORDS",
