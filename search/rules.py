@@ -29,6 +29,7 @@ from search.titles import (
     Title,
     brand_groups_of,
     canonical,
+    colour_named,
     compact,
     is_code_like,
     normalise,
@@ -42,6 +43,7 @@ from search.vocabulary import (
     CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     COLOURS,
+    CORPORATE_WORDS,
     DEFAULT_LINE_WORDS,
     DESCRIPTORS,
     IMPLIED_BY,
@@ -57,6 +59,7 @@ from search.vocabulary import (
     SELLER_WORDS,
     STOP_WORDS,
     TRANSLITERATIONS,
+    USAGE_WORDS,
 )
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 
@@ -88,7 +91,16 @@ room for a real sale and still catches those."""
 
 PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
-HARMLESS = frozenset(STOP_WORDS | SELLER_WORDS | NOTICE_WORDS | PACKAGING_WORDS | DESCRIPTORS | PLAIN_WORDS)
+HARMLESS = frozenset(
+    STOP_WORDS
+    | SELLER_WORDS
+    | NOTICE_WORDS
+    | PACKAGING_WORDS
+    | DESCRIPTORS
+    | PLAIN_WORDS
+    | CORPORATE_WORDS
+    | USAGE_WORDS
+)
 """Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
 _COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)
 _BRAND_WORDS = frozenset(word for aliases in BRAND_ALIASES for alias in aliases for word in alias.split())
@@ -336,7 +348,12 @@ class OtherBrand(Rule):
         styled = _styled_after(listing, product)
         if styled:
             return Reject(f"a look-alike or substitute ({styled})")
-        others = listing.brand_groups - product.brand_groups
+        others = {
+            group
+            for group in listing.brand_groups - product.brand_groups
+            # Braun for 브라운: the product's own word in the other script, not another maker.
+            if not any(_sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
+        }
         if others and not context.ours_named:
             return Reject(f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}")
         return None
@@ -673,7 +690,7 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     name = product.title
     if word in name.words or word in HARMLESS or word in KIND_WORDS or word in DEFAULT_LINE_WORDS:
         return True
-    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS:
+    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS or colour_named(word):
         return True
     if _ONE_SYLLABLE.fullmatch(word) or (len(word) == 1 and word.isascii()):
         return True
@@ -745,6 +762,7 @@ def _pieces(word: str, product: Product) -> list[str] | None:
     if len(word) < 3 or word.isascii():
         return None
     known = set(product.title.words) | HARMLESS | KIND_WORDS | _COLOUR_WORDS | _BRAND_WORDS | DEFAULT_LINE_WORDS
+    known |= COLOUR_QUALIFIERS
     known |= {spelling for spellings in product.title.spellings.values() for spelling in spellings}
 
     def cut(rest: str) -> list[str] | None:
@@ -1047,6 +1065,11 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
 def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
     """A product word in the title, or the product's size written as a size (265 as 265mm)."""
     if _word_found(word, listing, name.spellings.get(word, set())):
+        return True
+    if re.fullmatch(r"\d+(?:\.\d+)?", word) and re.search(
+        rf"(?<![0-9.]){re.escape(word)}\s*(?:인치|형|inch)", listing.text
+    ):
+        # A bare number of the product (27.5, 17) that the title writes with a size unit (27.5인치, 17형).
         return True
     return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 

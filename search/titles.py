@@ -32,6 +32,7 @@ from search.vocabulary import (
     COUNT_MULTIPLIERS,
     COUNT_UNITS,
     GIFT_WORDS,
+    GLUED_COLOURS,
     GLUED_UNITS,
     KIND_GROUPS,
     KIND_WORDS,
@@ -144,6 +145,30 @@ _COLOUR_FORMS = {
     for name, spellings in COLOURS.items()
 }
 _COLOUR_WORDS = frozenset().union(*_COLOUR_FORMS.values())
+_HANGUL_COLOUR_ENDINGS = sorted(
+    (
+        (form, name)
+        for name, forms in _COLOUR_FORMS.items()
+        if name in GLUED_COLOURS
+        for form in forms
+        if len(form) >= 2 and not form.isascii()
+    ),
+    key=lambda pair: len(pair[0]),
+    reverse=True,
+)
+
+
+def colour_named(word: str) -> str | None:
+    """The colour a word names: a colour word, or a Hangul word ending in one (린넨블랙, 올블랙, 새벽그레이 are
+    black, black, gray: a shade's name before the colour)."""
+    for name, forms in _COLOUR_FORMS.items():
+        if word in forms:
+            return name
+    if len(word) < 3 or word.isascii():
+        return None
+    return next((name for form, name in _HANGUL_COLOUR_ENDINGS if word.endswith(form) and len(word) > len(form)), None)
+
+
 _VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
 _VARIANT_WORDS = frozenset().union(*_VARIANT_FORMS.values())
 _LINE_WORDS = frozenset(LINE_WORDS)
@@ -387,7 +412,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         pack_count=pack_count,
         counted=pack_count != 1 or _states_a_count(text),
         bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
-        colours={name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)},
+        colours={name for name in map(colour_named, word_set) if name},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines=set(_LINE_WORDS & word_set),
         condition=condition,

@@ -128,7 +128,7 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("티피링크", "tp-link", "tplink"),
     ("iptime", "아이피타임"),
     ("오므론", "omron"),
-    ("브라운", "braun"),
+    ("braun",),  # not 브라운: that is also the colour brown
     ("코지마", "cozima"),
     ("바디프랜드", "bodyfriend"),
     ("자이스", "zeiss"),

@@ -37,8 +37,15 @@ COLOURS: dict[str, tuple[str, ...]] = {
     "charcoal": ("차콜", "챠콜", "charcoal"),
     "khaki": ("카키", "khaki"),
     "burgundy": ("버건디", "burgundy"),
+    # the light colours of lamps and bulbs, as their makers name them
+    "daylight": ("주광색", "하얀빛", "데이라이트", "daylight", "6500k"),
+    "neutral white": ("주백색", "4000k"),
+    "warm white": ("전구색", "노란빛", "3000k", "2700k"),
 }
 COLOUR_SUFFIXES = ("", "색", "색상", "컬러")
+# Colours a shade's name may be glued before (린넨블랙, 새벽그레이, 딥블루): only those no flavour or line ends with
+# (not 골드: 모카골드 is a coffee; not 크림: 쿠키앤크림 is a flavour).
+GLUED_COLOURS = frozenset({"black", "white", "gray", "blue", "navy", "red", "pink", "beige", "silver", "brown"})
 # Words that only qualify a colour (블랙 티타늄, 스페이스 그레이): not part of what identifies the product.
 COLOUR_QUALIFIERS = frozenset(
     {"티타늄", "titanium", "스페이스", "space", "메탈", "metal", "매트", "matte", "펄", "pearl", "딥", "deep"}

@@ -341,6 +341,55 @@ def test_a_word_in_place_of_the_products_colour_is_doubted():
     assert (ruled.same_product, is_sure) == (False, False)
 
 
+@pytest.mark.parametrize(
+    ("product", "title"),
+    [
+        pytest.param(WASHER, "LG전자 트롬 세탁기 F21VDSE", id="company-word-after-the-maker"),
+        pytest.param(
+            ProductQuery(product_code="CR", product_name="샘소나이트 코스모라이트 스피너 55 캐리어"),
+            "샘소나이트 코스모라이트 스피너 55 기내용 캐리어",
+            id="usage-word",
+        ),
+        pytest.param(
+            ProductQuery(product_code="SB", product_name="코베아 구스다운 침낭 1500"),
+            "코베아 구스다운 침낭 1500 동계 머미형",
+            id="season-and-form-words",
+        ),
+        pytest.param(
+            ProductQuery(product_code="BK", product_name="삼천리 하운드 26 21단 자전거"),
+            "삼천리 하운드 26인치 21단 자전거",
+            id="a-bare-number-written-with-its-unit",
+        ),
+    ],
+)
+def test_company_usage_and_form_words_and_a_number_with_its_unit_leave_a_genuine_listing_the_product(product, title):
+    ruled, _ = verdict(product, title)
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_a_colour_glued_after_a_shades_name_is_that_colour():
+    assert read_title("스타일러 린넨블랙").colours == {"black"}
+    assert read_title("젖병 새벽그레이").colours == {"gray"}
+    assert read_title("블랙박스 2채널").colours == set()
+
+
+def test_a_bulbs_light_colour_tells_bulbs_apart():
+    bulb = ProductQuery(product_code="LB", product_name="오스람 LED 전구 8W 주광색 E26", brand="오스람")
+
+    ruled, is_sure = verdict(bulb, "오스람 LED 전구 8W 전구색 E26")
+
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_brand_written_in_the_other_script_of_the_products_own_word_is_no_other_maker():
+    thermometer = ProductQuery(product_code="TH", product_name="브라운 귀체온계 IRT6030", model_code="IRT6030")
+
+    ruled, _ = verdict(thermometer, "Braun 귀체온계 IRT6030")
+
+    assert ruled.same_product, ruled.reason
+
+
 # --- each rule through the real pipeline, in both markups -------------------------------------------------
 # rule → (product, listings as the fake Coupang renders them, the lowest genuine price). The trap is cheapest.
 PIPELINE_PAGES = {
