@@ -555,11 +555,14 @@ class ExtraWords(Rule):
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
         naming = [word for word in extra if _is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
-        beside = [word for word in naming if _beside_name(word, product, listing)] if BESIDE else []
+        beside = [
+            word for word in naming if _beside_name(word, product, listing) and not _before_a_colour(word, listing)
+        ]
         if beside:
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
             return Doubt(f"words the product lacks: {' '.join(naming[:3])}")
+        naming = [word for word in naming if not word.isascii()]
         if naming and context.name.colours and not listing.colours:
             # The product names its colour, the title none and a word the product lacks: likely another colour
             # (미네랄 for 그라파이트) no colour list holds.
@@ -600,7 +603,17 @@ class Identity(Rule):
         said = f"{found} of {len(core)} name words in the title"
         if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
             return Reject(said)
-        other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
+        # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
+        own_kinds = [word for word in listing.words if _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+        other_kinds = [
+            word
+            for word in listing.words
+            if word in KIND_WORDS and not _word_found(word, name) and word not in own_kinds
+        ]
+        if own_kinds:
+            missing = [word for word in missing if not _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+            found = len(core) - len(missing)
+            said = f"{found} of {len(core)} name words in the title"
         can_be_left_out = KIND_WORDS | HARMLESS
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
@@ -847,6 +860,16 @@ def _beside_name(word: str, product: Product, listing: Title) -> bool:
     return False
 
 
+def _before_a_colour(word: str, listing: Title) -> bool:
+    """A Hangul `word` right before a colour word (린넨 블랙, 새벽 그레이): a shade's name, not a line of the product
+    (still a word the product lacks: the verdict is not sure). A Latin one may be a colour code (BKS 블랙)."""
+    words = listing.words
+    return not word.isascii() and any(
+        candidate == word and position + 1 < len(words) and colour_named(words[position + 1])
+        for position, candidate in enumerate(words)
+    )
+
+
 def _naming_word_of(word: str, product: Product) -> bool:
     """`word` is one of the product's naming words (not its brand, kind or a harmless mark)."""
     return _is_naming(word) and word in product.title.core_words and word not in KIND_WORDS and word not in HARMLESS
@@ -1067,9 +1090,10 @@ def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
     if _word_found(word, listing, name.spellings.get(word, set())):
         return True
     if re.fullmatch(r"\d+(?:\.\d+)?", word) and re.search(
-        rf"(?<![0-9.]){re.escape(word)}\s*(?:인치|형|inch)", listing.text
+        rf"(?<![0-9.]){re.escape(word)}(?:\s*(?:인치|형|inch)|/\d)", listing.text
     ):
-        # A bare number of the product (27.5, 17) that the title writes with a size unit (27.5인치, 17형).
+        # A bare number of the product (27.5, 17, 69) that the title writes with a size unit (27.5인치, 17형) or as
+        # the first of a size pair (69/25).
         return True
     return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 

@@ -61,7 +61,7 @@ USAGE_WORDS = frozenset(
     | {"회전형", "팔뚝형", "손목형", "머미형", "사각형", "확장형", "일체형", "분리형", "접이식", "휴대형", "거치형"}
     | {"전신", "일반용량", "기가", "기가비트", "코팅", "coated", "어쿠스틱", "acoustic", "오토매틱", "automatic"}
     | {"자동", "기계식", "쿼츠", "quartz", "라이선스", "공식라이선스", "licensed", "히트싱크", "heatsink"}
-    | {"nvme", "pcie", "m.2"}
+    | {"nvme", "pcie", "m.2", "exp", "expandable", "익스펜더블"}
 )
 NOTICE_WORDS = frozenset({"유통기한", "소비기한", "임박", "까지", "유통기한임박", "소비기한임박", "제조", "제조일"})
 # How the product is packed, not what it is: a multipack of the counted units, a refill pack of a refill.

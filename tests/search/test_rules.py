@@ -390,6 +390,41 @@ def test_a_brand_written_in_the_other_script_of_the_products_own_word_is_no_othe
     assert ruled.same_product, ruled.reason
 
 
+@pytest.mark.parametrize(
+    ("product", "title"),
+    [
+        pytest.param(
+            ProductQuery(product_code="CM", product_name="이글루 C100 홈카메라"),
+            "이글루 C100 가정용 홈캠 CCTV",
+            id="a-kind-word-of-the-products-own-group",
+        ),
+        pytest.param(
+            ProductQuery(product_code="LG", product_name="쌤소나이트 에어로 스피너 75 캐리어"),
+            "쌤소나이트 에어로 스피너 75/28 EXP 캐리어",
+            id="the-first-of-a-size-pair-and-expandable",
+        ),
+        pytest.param(
+            ProductQuery(product_code="DR", product_name="삼성 그랑데 건조기 DV17T8520BV", model_code="DV17T8520BV"),
+            "삼성 그랑데 건조기 DV17T8520BV 새벽 블랙",
+            id="a-shade-name-before-a-colour",
+        ),
+    ],
+)
+def test_same_kind_words_size_pairs_and_shade_names_leave_a_genuine_listing_the_product(product, title):
+    ruled, _ = verdict(product, title)
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_a_latin_code_before_a_colour_is_still_a_word_the_product_lacks():
+    guitar = ProductQuery(product_code="GT", product_name="콜트 AF510 OP", model_code="AF510")
+
+    ruled, is_sure = verdict(guitar, "콜트 AF510 BKS 블랙")
+
+    assert not is_sure
+    assert "bks" in ruled.reason
+
+
 # --- each rule through the real pipeline, in both markups -------------------------------------------------
 # rule → (product, listings as the fake Coupang renders them, the lowest genuine price). The trap is cheapest.
 PIPELINE_PAGES = {
