@@ -29,6 +29,7 @@ from search.titles import (
     Title,
     brand_groups_of,
     canonical,
+    colour_named,
     compact,
     is_code_like,
     normalise,
@@ -42,6 +43,7 @@ from search.vocabulary import (
     CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     COLOURS,
+    CORPORATE_WORDS,
     DEFAULT_LINE_WORDS,
     DESCRIPTORS,
     IMPLIED_BY,
@@ -57,6 +59,7 @@ from search.vocabulary import (
     SELLER_WORDS,
     STOP_WORDS,
     TRANSLITERATIONS,
+    USAGE_WORDS,
 )
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 
@@ -75,6 +78,8 @@ MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
 SET_NUMBER_DIGITS = 5
 """A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
+MIN_CODE_PART = 3
+"""A code written in parts is the product's own when each part of this length or more is in its name (SN850P PS5)."""
 FAR_BELOW_SHARE = 0.5
 """A candidate priced below this share of the page's reference price is not believed on words alone.
 
@@ -86,7 +91,16 @@ room for a real sale and still catches those."""
 
 PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
-HARMLESS = frozenset(STOP_WORDS | SELLER_WORDS | NOTICE_WORDS | PACKAGING_WORDS | DESCRIPTORS | PLAIN_WORDS)
+HARMLESS = frozenset(
+    STOP_WORDS
+    | SELLER_WORDS
+    | NOTICE_WORDS
+    | PACKAGING_WORDS
+    | DESCRIPTORS
+    | PLAIN_WORDS
+    | CORPORATE_WORDS
+    | USAGE_WORDS
+)
 """Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
 _COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)
 _BRAND_WORDS = frozenset(word for aliases in BRAND_ALIASES for alias in aliases for word in alias.split())
@@ -252,7 +266,7 @@ class MadeFor(Rule):
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
-        made_for = [word for word in listing.made_for if word not in name.made_for]
+        made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
         if made_for and not name.accessory_kinds:
             stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
             if len(stems) == len(made_for) and not _sells_something_else(context, stems):
@@ -263,6 +277,17 @@ class MadeFor(Rule):
             kind = next(iter(name.accessory_kinds))
             return Reject(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+def _platform_of(word: str, context: Context) -> bool:
+    """ "PS5용" where the product's own name says PS5 and PS5 is another brand's line: the product is itself made
+    for that platform (a PS5 SSD), so the title says of the product what its name says."""
+    stem = word.removesuffix("용")
+    if not stem or stem == word or stem not in context.name.words:
+        return False
+    lines_of = [group for group, lines in _LINE_WORDS_OF.items() if stem in lines]
+    spelled = context.name.brand_groups | brand_groups_of([normalise(context.product.query.brand or "")])
+    return bool(lines_of) and not set(lines_of) & spelled
 
 
 def _sells_something_else(context: Context, stems: list[str]) -> bool:
@@ -323,7 +348,12 @@ class OtherBrand(Rule):
         styled = _styled_after(listing, product)
         if styled:
             return Reject(f"a look-alike or substitute ({styled})")
-        others = listing.brand_groups - product.brand_groups
+        others = {
+            group
+            for group in listing.brand_groups - product.brand_groups
+            # Braun for 브라운: the product's own word in the other script, not another maker.
+            if not any(_sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
+        }
         if others and not context.ours_named:
             return Reject(f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}")
         return None
@@ -348,8 +378,15 @@ class OtherModel(Rule):
                 if quality == "extended":
                     ours = product.query.model_code or code
                     return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
+                if quality == "shorter":
+                    ours = product.query.model_code or code
+                    return Doubt(
+                        f"model code shorter than {ours.upper()} (lacks its last letters): maybe another model"
+                    )
                 return None
-        other = _other_code(product.codes, listing, compact(product.query.product_name))
+        other = _other_code(
+            product.codes, listing, compact(product.query.product_name), frozenset(map(compact, context.name.words))
+        )
         if other:
             ours = product.query.model_code or product.codes[0]
             return Reject(f"model code {listing.codes[other].upper()}, not {ours.upper()}")
@@ -445,7 +482,7 @@ class VariantAndLine(Rule):
         if added and dropped:
             # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
             return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
-        extra_lines = listing.lines - name.lines
+        extra_lines = {line for line in listing.lines - name.lines if not _part_of_a_word(line, listing, name)}
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
         if name.colours and listing.colours - name.colours:
@@ -475,6 +512,19 @@ class ExtraWords(Rule):
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
+        if not product.kind_groups and product.sold_by_measure:
+            # A drink or food named by its brand and line alone: a kind word set inside the name (아몬드브리즈
+            # 프로틴 언스위트) names another line of it.
+            words = listing.words
+            inside = [
+                word
+                for position, word in enumerate(words[1:-1], start=1)
+                if word in KIND_WORDS
+                and not _word_found(word, context.name)
+                and all(_naming_word_of(words[position + step], product) for step in (-1, 1))
+            ]
+            if inside:
+                return Doubt(f"a kind word inside the name: {inside[0]}")
         letters = [
             word
             for position, word in enumerate(listing.words)
@@ -505,11 +555,18 @@ class ExtraWords(Rule):
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
         naming = [word for word in extra if _is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
-        beside = [word for word in naming if _beside_name(word, product, listing)] if BESIDE else []
+        beside = [
+            word for word in naming if _beside_name(word, product, listing) and not _before_a_colour(word, listing)
+        ]
         if beside:
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
             return Doubt(f"words the product lacks: {' '.join(naming[:3])}")
+        naming = [word for word in naming if not word.isascii()]
+        if naming and context.name.colours and not listing.colours:
+            # The product names its colour, the title none and a word the product lacks: likely another colour
+            # (미네랄 for 그라파이트) no colour list holds.
+            return Doubt(f"no colour of ours, and words the product lacks: {' '.join(naming[:3])}")
         return Caution(f"words the product lacks: {' '.join(extra[:3])}")
 
 
@@ -546,7 +603,17 @@ class Identity(Rule):
         said = f"{found} of {len(core)} name words in the title"
         if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
             return Reject(said)
-        other_kinds = [word for word in listing.words if word in KIND_WORDS and not _word_found(word, name)]
+        # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
+        own_kinds = [word for word in listing.words if _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+        other_kinds = [
+            word
+            for word in listing.words
+            if word in KIND_WORDS and not _word_found(word, name) and word not in own_kinds
+        ]
+        if own_kinds:
+            missing = [word for word in missing if not _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+            found = len(core) - len(missing)
+            said = f"{found} of {len(core)} name words in the title"
         can_be_left_out = KIND_WORDS | HARMLESS
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
@@ -636,7 +703,7 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     name = product.title
     if word in name.words or word in HARMLESS or word in KIND_WORDS or word in DEFAULT_LINE_WORDS:
         return True
-    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS:
+    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS or colour_named(word):
         return True
     if _ONE_SYLLABLE.fullmatch(word) or (len(word) == 1 and word.isascii()):
         return True
@@ -708,6 +775,7 @@ def _pieces(word: str, product: Product) -> list[str] | None:
     if len(word) < 3 or word.isascii():
         return None
     known = set(product.title.words) | HARMLESS | KIND_WORDS | _COLOUR_WORDS | _BRAND_WORDS | DEFAULT_LINE_WORDS
+    known |= COLOUR_QUALIFIERS
     known |= {spelling for spellings in product.title.spellings.values() for spelling in spellings}
 
     def cut(rest: str) -> list[str] | None:
@@ -749,6 +817,20 @@ def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
     return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
 
 
+def _part_of_a_word(word: str, listing: Title, name: Title) -> bool:
+    """`word` with a neighbour is a word of the product's name written in the other script (GOAL ZERO = 골제로):
+    part of a name, not a flavour or a line of its own."""
+    words = listing.words
+    for position, candidate in enumerate(words):
+        if candidate != word:
+            continue
+        joined = [words[position - 1] + word] if position else []
+        joined += [word + words[position + 1]] if position + 1 < len(words) else []
+        if any(_sounds_like_one_of(piece, name.words) for piece in joined):
+            return True
+    return False
+
+
 def _networks(title: Title) -> set[str]:
     words = set(title.words) | set(title.text.split())
     return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
@@ -776,6 +858,21 @@ def _beside_name(word: str, product: Product, listing: Title) -> bool:
             if any(_word_found(core_word, _one(neighbour)) for core_word in core):
                 return True
     return False
+
+
+def _before_a_colour(word: str, listing: Title) -> bool:
+    """A Hangul `word` right before a colour word (린넨 블랙, 새벽 그레이): a shade's name, not a line of the product
+    (still a word the product lacks: the verdict is not sure). A Latin one may be a colour code (BKS 블랙)."""
+    words = listing.words
+    return not word.isascii() and any(
+        candidate == word and position + 1 < len(words) and colour_named(words[position + 1])
+        for position, candidate in enumerate(words)
+    )
+
+
+def _naming_word_of(word: str, product: Product) -> bool:
+    """`word` is one of the product's naming words (not its brand, kind or a harmless mark)."""
+    return _is_naming(word) and word in product.title.core_words and word not in KIND_WORDS and word not in HARMLESS
 
 
 def _one(word: str) -> Title:
@@ -830,8 +927,10 @@ def _code_in(code: str, listing: Title) -> str | None:
     """Our code in the title: "exact" when it is there exactly, with a known regional tail (SM-R630N) or a long
     colour-and-region tail (SM-S928NZKEKOO), after a maker's prefix (LS27CG510EKXKR), or followed by a separator
     and more (NT940XGK-K51A, HX9044/67), or shorter when ours only adds such letters; "extended" when a title's
-    code is ours plus one or two other letters (a sibling may be named so); None when it is not there."""
-    extended = False
+    code is ours plus one or two other letters (a sibling may be named so); "shorter" when the title's code lacks
+    letters that end ours and are no such tail (DUE6BG for DUE6BGE: another model, or ours written short); None
+    when it is not there."""
+    extended = shorter_seen = False
     for candidate in listing.codes:
         if candidate == code:
             return "exact"
@@ -843,12 +942,19 @@ def _code_in(code: str, listing: Title) -> str | None:
         suffix = longer[len(shorter) :]
         extends = len(shorter) >= MIN_CODE_CHARS and longer.startswith(shorter) and suffix.isalpha()
         if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
-            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS or longer == code:
+            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS:
                 return "exact"
+            if longer == code:
+                # The title's code lacks our trailing letters (DUE6BG for DUE6BGE): another model of the family,
+                # or ours written short; never sure.
+                shorter_seen = True
+                continue
             if longer == candidate and _separated_after(code, candidate, listing):
                 return "exact"
             extended = True
-    return "extended" if extended else None
+    if extended:
+        return "extended"
+    return "shorter" if shorter_seen else None
 
 
 def _separated_after(code: str, candidate: str, listing: Title) -> bool:
@@ -871,7 +977,14 @@ def _continued(shorter: str, listing: Title) -> bool:
     )
 
 
-def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") -> str | None:
+def _names_part(part: str, name_compact: str, name_words: frozenset[str]) -> bool:
+    """A part of a code written apart is the product's: a word of its name, or a longer piece its name holds."""
+    return part in name_words or (len(part) >= MIN_CODE_PART and part in name_compact)
+
+
+def _other_code(
+    codes: tuple[str, ...], listing: Title, name_compact: str = "", name_words: frozenset[str] = frozenset()
+) -> str | None:
     """A model code in the title that is not ours: a sibling (SM-S918N) or another model altogether."""
     digits_only = any(code.isdigit() for code in codes)
     for candidate in listing.codes:
@@ -882,8 +995,10 @@ def _other_code(codes: tuple[str, ...], listing: Title, name_compact: str = "") 
         written = listing.codes.get(candidate, "")
         if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
             continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
-        if candidate in name_compact:
-            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA")
+        if candidate in name_compact or all(
+            _names_part(compact(part), name_compact, name_words) for part in written.split()
+        ):
+            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA"), maybe in parts
         if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
             continue
         if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
@@ -900,6 +1015,11 @@ def _other_model_number(name: Title, listing: Title) -> str | None:
     ours = {number for number in name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
     missing = [number for number in ours if not _number_in(number, listing)]
     extra = {number for number in listing.model_numbers - name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    theirs_numbers = set(re.findall(r"\d+(?:\.\d+)?", listing.text))
+    ours_numbers = set(re.findall(r"\d+(?:\.\d+)?", name.text))
+    # A number the other side also writes, in another form (700c for 700x18-28c, 18/28 for 18-28c): the same spec.
+    missing = [number for number in missing if not set(re.findall(r"\d+", number)) <= theirs_numbers]
+    extra = {number for number in extra if not set(re.findall(r"\d+", number)) <= ours_numbers}
     for number in sorted(missing):
         for theirs in sorted(extra):
             if _same_shape(number, theirs):
@@ -968,6 +1088,12 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
 def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
     """A product word in the title, or the product's size written as a size (265 as 265mm)."""
     if _word_found(word, listing, name.spellings.get(word, set())):
+        return True
+    if re.fullmatch(r"\d+(?:\.\d+)?", word) and re.search(
+        rf"(?<![0-9.]){re.escape(word)}(?:\s*(?:인치|형|inch)|/\d)", listing.text
+    ):
+        # A bare number of the product (27.5, 17, 69) that the title writes with a size unit (27.5인치, 17형) or as
+        # the first of a size pair (69/25).
         return True
     return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 

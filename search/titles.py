@@ -32,6 +32,7 @@ from search.vocabulary import (
     COUNT_MULTIPLIERS,
     COUNT_UNITS,
     GIFT_WORDS,
+    GLUED_COLOURS,
     GLUED_UNITS,
     KIND_GROUPS,
     KIND_WORDS,
@@ -47,6 +48,7 @@ from search.vocabulary import (
     NOT_COMPATIBLE,
     NOT_CONDITION,
     NOT_WEIGHTS,
+    PACK_WORDS,
     RATING_NOTATIONS,
     RENTAL_WHOLE_WORDS,
     RENTAL_WORDS,
@@ -72,6 +74,9 @@ _GIFTS = "|".join(GIFT_WORDS)
 _PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
 # "케이스 증정" without a plus sign: the gift word and up to two words before it that name an accessory.
 _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
+# "필터 21개 포함": a counted consumable that comes in the box with the product is a gift, not what is sold
+# (미포함 says the opposite and stays).
+_INCLUDED = re.compile(r"(?<![0-9a-z가-힣])[0-9a-z가-힣]+\s*\d+\s*(?:개입|개|매|장|ea|p)\s*(?<!미)포함")
 _RATINGS = re.compile(RATING_NOTATIONS)
 # "150gX10캔", "2Lx6": a multiplication sign glued between a number (or its unit) and the next number.
 # "150gX10캔", "2L x 6", "12캔 x 2": a multiplication sign after a number (or its unit) and before the next
@@ -86,6 +91,8 @@ _GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).
 _DIMENSION = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})\s*(mm|cm|m)?(?![0-9a-z.])")
+# "700x18-28C": a size and a range of widths (a bicycle tube, a tyre), never a count of 18.
+_DIMENSION_RANGE = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{1,4})(-\d{1,4}[a-z]?)(?![0-9a-z.])")
 # A tyre size: 245/45R18, 245/45ZR18, 245 45 18.
 _TYRE = re.compile(r"(?<![0-9])(\d{3})\s*[/ ]\s*(\d{2})\s*z?r?\s*(\d{2})(?![0-9])")
 _GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
@@ -123,6 +130,7 @@ _COUNT = re.compile(
 _TOTAL_COUNT = re.compile(
     r"총\s*(\d+)\s*(?:" + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True)) + ")?입?"
 )
+_PACK_WORD = re.compile("|".join(map(re.escape, sorted(PACK_WORDS, key=len, reverse=True))))
 _TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
 _PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
 # "<word>용": made for that word (에어팟용, S24용) when the word is a product's own word or a model number.
@@ -137,6 +145,30 @@ _COLOUR_FORMS = {
     for name, spellings in COLOURS.items()
 }
 _COLOUR_WORDS = frozenset().union(*_COLOUR_FORMS.values())
+_HANGUL_COLOUR_ENDINGS = sorted(
+    (
+        (form, name)
+        for name, forms in _COLOUR_FORMS.items()
+        if name in GLUED_COLOURS
+        for form in forms
+        if len(form) >= 2 and not form.isascii()
+    ),
+    key=lambda pair: len(pair[0]),
+    reverse=True,
+)
+
+
+def colour_named(word: str) -> str | None:
+    """The colour a word names: a colour word, or a Hangul word ending in one (린넨블랙, 올블랙, 새벽그레이 are
+    black, black, gray: a shade's name before the colour)."""
+    for name, forms in _COLOUR_FORMS.items():
+        if word in forms:
+            return name
+    if len(word) < 3 or word.isascii():
+        return None
+    return next((name for form, name in _HANGUL_COLOUR_ENDINGS if word.endswith(form) and len(word) > len(form)), None)
+
+
 _VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
 _VARIANT_WORDS = frozenset().union(*_VARIANT_FORMS.values())
 _LINE_WORDS = frozenset(LINE_WORDS)
@@ -228,6 +260,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
+    text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
     text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 × ", text))
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
@@ -256,7 +289,7 @@ def without_gifts(raw: str) -> str:
     """The title without its free gifts: bracketed notes naming a gift, "+ … 증정", "케이스 증정"."""
     text = unicodedata.normalize("NFKC", raw or "").casefold()
     text = _BRACKET_GROUP.sub(lambda group: " " if _names_gift(group.group(0)) else group.group(0), text)
-    text = _PLUS_GIFT.sub(" ", text)
+    text = _INCLUDED.sub(" ", _PLUS_GIFT.sub(" ", text))
     return _BARE_GIFT.sub(_drop_bare_gift, text)
 
 
@@ -379,7 +412,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         pack_count=pack_count,
         counted=pack_count != 1 or _states_a_count(text),
         bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
-        colours={name for name, forms in _COLOUR_FORMS.items() if not forms.isdisjoint(word_set)},
+        colours={name for name in map(colour_named, word_set) if name},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines=set(_LINE_WORDS & word_set),
         condition=condition,
@@ -501,7 +534,8 @@ def _condition(text: str) -> str | None:
 def _pack_count(text: str) -> tuple[int, str]:
     """Units sold (the product of every count; "총 N" overrides) and the text with the counts cut out."""
     total = _TOTAL_COUNT.search(text)
-    counts = []
+    counts = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
+    text = _PACK_WORD.sub(" ", text)
     for match in _COUNT.finditer(text):
         number, unit = int(match.group(1)), match.group(2).removesuffix("입") or match.group(2)
         if number >= SMALL_UNITS_MIN.get(unit, 0) and number <= LARGE_UNITS_MAX.get(unit, number):

@@ -12,6 +12,7 @@ only one title uses. The rules (search/rules.py) name the file each of them read
 | bundles.py | sets, bundles, machine counters | set and bundle |
 | categories.py | kind words grouped by what may name the same product | unexplained extra words |
 | brands.py | brands and the lines only one brand sells | other brand and look-alike, identity |
+| makers.py | makers and the line brands they sell under (merged into brands.py's groups) | other brand and look-alike, identity |
 | lookalikes.py | substitutes and look-alikes | other brand and look-alike |
 | codes.py | regional and colour suffixes of model codes | other model and sibling |
 | measures.py | units of capacity, volume, weight, size | measure and size |
@@ -20,7 +21,7 @@ only one title uses. The rules (search/rules.py) name the file each of them read
 | variants.py | variants, flavours, lines, editions | variant and line |
 | colours.py | colours | variant and line |
 | spellings.py | one spelling across scripts | every rule (reading) |
-| harmless.py | seller tags, shipping, genuineness, kind words, plain descriptors | unexplained extra words |
+| harmless.py | seller tags, shipping, genuineness, makers' company words, usage words, plain descriptors | unexplained extra words |
 """
 
 from search.vocabulary.accessories import (
@@ -35,10 +36,18 @@ from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
 from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS
 from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
-from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS
+from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS, GLUED_COLOURS
 from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
-from search.vocabulary.counts import COUNT_MULTIPLIERS, COUNT_UNITS, GLUED_UNITS, LARGE_UNITS_MAX, SMALL_UNITS_MIN
+from search.vocabulary.counts import (
+    COUNT_MULTIPLIERS,
+    COUNT_UNITS,
+    GLUED_UNITS,
+    LARGE_UNITS_MAX,
+    PACK_WORDS,
+    SMALL_UNITS_MIN,
+)
 from search.vocabulary.harmless import (
+    CORPORATE_WORDS,
     DEFAULT_LINE_WORDS,
     DESCRIPTORS,
     NOTICE_WORDS,
@@ -46,6 +55,7 @@ from search.vocabulary.harmless import (
     PLAIN_WORDS,
     SELLER_WORDS,
     STOP_WORDS,
+    USAGE_WORDS,
 )
 from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
 from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
@@ -67,11 +77,13 @@ __all__ = [
     "COLOUR_SUFFIXES",
     "COMPATIBLE_WORDS",
     "CONDITION_WORDS",
+    "CORPORATE_WORDS",
     "COUNT_MULTIPLIERS",
     "COUNT_UNITS",
     "DEFAULT_LINE_WORDS",
     "DESCRIPTORS",
     "GIFT_WORDS",
+    "GLUED_COLOURS",
     "GLUED_UNITS",
     "IMPLIED_BY",
     "KIND_GROUPS",
@@ -94,6 +106,7 @@ __all__ = [
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",
     "PACKAGING_WORDS",
+    "PACK_WORDS",
     "PLAIN_WORDS",
     "RATING_NOTATIONS",
     "RENTAL_WHOLE_WORDS",
@@ -103,5 +116,6 @@ __all__ = [
     "SMALL_UNITS_MIN",
     "STOP_WORDS",
     "TRANSLITERATIONS",
+    "USAGE_WORDS",
     "VARIANTS",
 ]

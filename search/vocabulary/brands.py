@@ -6,6 +6,8 @@ Korean marketplaces. A brand missing here is not an error: an unknown brand word
 
 from __future__ import annotations
 
+from search.vocabulary.makers import MAKERS
+
 BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("삼성", "삼성전자", "samsung"),
     ("애플", "apple"),
@@ -100,7 +102,53 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("노스페이스", "the north face", "northface"),
     ("한국타이어", "hankook"),
     ("템퍼", "tempur"),
+    # the makers of more categories (camping, watches, luggage, bicycles, baby gear, office furniture, instruments,
+    # smart home, health devices, storage), with the spellings Korean marketplaces use for them
+    ("웨스턴디지털", "western digital", "westerndigital", "wd"),
+    ("코베아", "kovea"),
+    ("스노우피크", "snow peak", "snowpeak"),
+    ("골제로", "goal zero", "goalzero"),
+    ("콜맨", "coleman"),
+    ("카시오", "casio"),
+    ("세이코", "seiko"),
+    ("시티즌", "citizen"),
+    ("샘소나이트", "쌤소나이트", "samsonite"),
+    ("아메리칸투어리스터", "american tourister", "americantourister"),
+    ("이스트팩", "eastpak"),
+    ("슈발베", "schwalbe"),
+    ("삼천리", "삼천리자전거", "samchuly"),
+    ("부가부", "bugaboo"),
+    ("다이치", "daiichi"),
+    ("더블하트", "doubleheart"),
+    ("허먼밀러", "herman miller", "hermanmiller"),
+    ("에르고트론", "ergotron"),
+    ("데스커", "desker"),
+    ("다다리오", "d'addario", "daddario"),
+    ("야마하", "yamaha"),
+    ("티피링크", "tp-link", "tplink"),
+    ("iptime", "아이피타임"),
+    ("오므론", "omron"),
+    ("braun",),  # not 브라운: that is also the colour brown
+    ("코지마", "cozima"),
+    ("바디프랜드", "bodyfriend"),
+    ("자이스", "zeiss"),
 )
+
+
+def _with_makers(groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """The brand groups with each maker of makers.py: its spellings joined to the group that shares one, or a
+    group of its own after the others (group numbers of the brands above do not move)."""
+    merged = [list(group) for group in groups]
+    for aliases, _lines in MAKERS:
+        home = next((group for group in merged if set(group) & set(aliases)), None)
+        if home is None:
+            merged.append(list(aliases))
+        else:
+            home.extend(alias for alias in aliases if alias not in home)
+    return tuple(tuple(group) for group in merged)
+
+
+BRAND_ALIASES = _with_makers(BRAND_ALIASES)
 # Product lines only one brand sells: naming the line names the brand (a title may leave the brand out).
 BRAND_LINES: dict[str, tuple[str, ...]] = {
     "삼성": ("galaxy", "비스포크", "bespoke"),
@@ -117,6 +165,18 @@ BRAND_LINES: dict[str, tuple[str, ...]] = {
     "오랄비": ("io",),
     "밀워키": ("퓨얼", "fuel"),
     "3m": ("스카치브라이트", "scotch-brite", "스카치"),
+    "카시오": ("지샥", "g-shock", "gshock", "베이비지", "baby-g"),
+    "웨스턴디지털": ("wd_black", "wd블랙"),
 }
 
 # One spelling per word for the rules: a Hangul spelling is compared as its Latin one (and spelling variants
+
+
+def _maker_lines() -> None:
+    """Each maker's line brands as lines of its group (a line brand named names the maker)."""
+    for aliases, lines in MAKERS:
+        home = next(group for group in BRAND_ALIASES if set(group) & set(aliases))
+        BRAND_LINES[home[0]] = tuple(dict.fromkeys((*BRAND_LINES.get(home[0], ()), *lines)))
+
+
+_maker_lines()

@@ -1,6 +1,6 @@
 """Counting words and their quirks (rule: pack count).
 
-Where the words come from: the counters Korean titles use (개/개입/입/팩/EA/x3, 캔, 병, 봉, 매, 롤 …).
+Where the words come from: the counters Korean titles use (개/개입/입/팩/EA/x3, 캔, 병, 봉, 매, 롤, 본 for tyres …).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 COUNT_UNITS = (
     "개입", "개", "팩", "입", "병", "캔", "봉지", "봉", "포", "세트", "박스", "box", "롤", "매", "장",
     "켤레", "족", "알", "정", "캡슐", "스틱", "구", "종", "묶음", "펫", "ea", "pcs", "pc", "p", "t", "pet", "pack", "대", "더즌", "다스", "dozen", "자루",
-    "슬리브", "소프트젤", "softgels", "정제", "베지캡슐", "tablets", "ct", "매입",
+    "본", "슬리브", "소프트젤", "softgels", "정제", "베지캡슐", "tablets", "ct", "매입",
 )  # fmt: skip
 # Units a Korean title may glue to the next word ("3겹화장지", "6인용밥솥", "30롤입"): no other word starts
 # with them, so they count even when a Hangul word follows.
@@ -19,3 +19,5 @@ SMALL_UNITS_MIN = {"t": 10}
 # Counters of a dozen: "1더즌" and "1다스" are 12 units.
 COUNT_MULTIPLIERS = {"더즌": 12, "다스": 12, "dozen": 12}
 LARGE_UNITS_MAX = {"p": 99}
+# Pack words that state their count without a number: "트윈팩" is two units, "트리플팩" three.
+PACK_WORDS = {"트윈팩": 2, "더블팩": 2, "듀오팩": 2, "twinpack": 2, "트리플팩": 3}

@@ -52,6 +52,17 @@ SELLER_WORDS = frozenset(
     | {"압축배송", "박스포장", "개별포장", "낱개", "사이즈", "size", "자급제", "자급제폰", "언락", "unlocked"}
 )
 # Notices that leave a unit new (a near best-before date is still a new unit of the product).
+# What follows a maker's name in its company name (LG전자, 광동제약, 웅진식품): the maker, not another product.
+CORPORATE_WORDS = frozenset({"전자", "제약", "식품", "유업", "음료", "제일제당", "주식회사", "코퍼레이션"})
+# What a product is used for, when and by whom, and how it is built: the marketplaces' filter facets (용도, 계절,
+# 대상, 형태). They describe the product; they never name another one.
+USAGE_WORDS = frozenset(
+    {"기내용", "화물용", "여행용", "동계", "하계", "사계절", "3계절", "4계절", "신생아", "유아", "아동", "성인"}
+    | {"회전형", "팔뚝형", "손목형", "머미형", "사각형", "확장형", "일체형", "분리형", "접이식", "휴대형", "거치형"}
+    | {"전신", "일반용량", "기가", "기가비트", "코팅", "coated", "어쿠스틱", "acoustic", "오토매틱", "automatic"}
+    | {"자동", "기계식", "쿼츠", "quartz", "라이선스", "공식라이선스", "licensed", "히트싱크", "heatsink"}
+    | {"nvme", "pcie", "m.2", "exp", "expandable", "익스펜더블"}
+)
 NOTICE_WORDS = frozenset({"유통기한", "소비기한", "임박", "까지", "유통기한임박", "소비기한임박", "제조", "제조일"})
 # How the product is packed, not what it is: a multipack of the counted units, a refill pack of a refill.
 PACKAGING_WORDS = frozenset(

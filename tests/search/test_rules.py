@@ -224,6 +224,207 @@ def test_a_word_in_the_other_script_sounds_the_same():
     assert sound_key("스타우브") != sound_key("지누스")
 
 
+# --- general causes of misses on the second blind set (tests/search/judge_corpus/blind2/) -----------------
+WASHER = ProductQuery(product_code="WM-1", product_name="LG 트롬 세탁기 F21VDSE", brand="LG", model_code="F21VDSE")
+
+
+def test_a_title_whose_code_lacks_our_trailing_letters_is_another_model_at_best_uncertain():
+    ruled, is_sure = verdict(WASHER, "LG 트롬 세탁기 F21VDS 21kg")
+
+    assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False)
+    assert "shorter than F21VDSE" in ruled.reason
+
+
+def test_a_code_shorter_only_by_a_regional_tail_is_still_ours():
+    korean = ProductQuery(product_code="WT", product_name="삼성 갤럭시 워치 SM-R630N", model_code="SM-R630N")
+
+    ruled, _ = verdict(korean, "삼성 갤럭시 워치 SM-R630")
+
+    assert ruled.same_product, ruled.reason
+
+
+@pytest.mark.parametrize(
+    ("product_name", "title"),
+    [
+        pytest.param("해찬들 된장 1kg", "CJ 해찬들 된장 1kg", id="maker-beside-line-brand"),
+        pytest.param("고메 치킨너겟 450g", "CJ제일제당 고메 치킨너겟 450g", id="maker-spelled-long"),
+        pytest.param("포카리스웨트 500ml 20개", "동아오츠카 포카리스웨트 500ml 20개", id="drink-maker"),
+        pytest.param("웅진 하늘보리 500ml 20개", "하늘보리 500ml 20개", id="line-brand-names-the-maker"),
+    ],
+)
+def test_a_maker_named_beside_its_line_brand_is_not_another_brand(product_name, title):
+    ruled, _ = verdict(ProductQuery(product_code="MK", product_name=product_name), title)
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_another_makers_brand_beside_the_line_is_still_another_brand():
+    ruled, _ = verdict(ProductQuery(product_code="MK", product_name="해찬들 된장 1kg"), "오뚜기 된장 1kg")
+
+    assert not ruled.same_product
+
+
+@pytest.mark.parametrize(
+    ("title", "count"),
+    [
+        ("젖병 240ml 트윈팩", 2),
+        ("젖병 240ml 더블팩", 2),
+        ("젖병 240ml 트리플팩", 3),
+        ("이온음료 620ml 10개 x 2", 20),
+        ("타이어 245/45R18 4본", 4),
+    ],
+)
+def test_pack_words_and_counter_arithmetic_count_units(title, count):
+    assert read_title(title).pack_count == count
+
+
+def test_a_size_with_a_range_of_widths_is_a_size_not_a_count():
+    read = read_title("튜브 700x18-28C 프레스타")
+
+    assert read.pack_count == 1
+    assert read.sizes["dimension"] == {"700by18"}
+
+
+def test_a_number_written_in_another_form_is_the_same_spec_not_another_model():
+    tube = ProductQuery(product_code="TB", product_name="컨티넨탈 튜브 700x18-25C 프레스타 42mm", brand="컨티넨탈")
+
+    ruled, is_sure = verdict(tube, "컨티넨탈 튜브 700C 18/25 프레스타 42mm")
+
+    assert ruled.same_product or not is_sure, ruled.reason
+    assert "different model" not in ruled.reason
+
+
+def test_a_platform_the_products_own_name_carries_is_not_a_made_for_mark():
+    ssd = ProductQuery(product_code="SS", product_name="씨게이트 파이어쿠다 SSD 2TB PS5", brand="씨게이트")
+
+    ruled, _ = verdict(ssd, "씨게이트 파이어쿠다 PS5용 SSD 2TB")
+    case, case_sure = verdict(
+        ProductQuery(product_code="P5", product_name="소니 플레이스테이션5 PS5 디스크", brand="소니"),
+        "PS5용 실리콘 케이스",
+    )
+
+    assert ruled.same_product, ruled.reason
+    assert (case.same_product, case_sure) == (False, True)
+
+
+def test_a_counted_consumable_included_in_the_box_is_a_gift_not_an_accessory_sale():
+    thermometer = ProductQuery(product_code="TH", product_name="브라운 귀체온계 IRT6030", model_code="IRT6030")
+
+    ruled, _ = verdict(thermometer, "브라운 귀체온계 IRT6030 필터 10개 포함")
+    filters, _ = verdict(thermometer, "브라운 귀체온계 필터 IRT6030 호환 40개입")
+
+    assert ruled.same_product, ruled.reason
+    assert not filters.same_product
+
+
+def test_a_latin_word_that_with_its_neighbour_spells_the_brand_is_no_flavour():
+    lantern = ProductQuery(product_code="GZ", product_name="골제로 마이크로 플래시 랜턴")
+
+    ruled, _ = verdict(lantern, "GOAL ZERO Micro Flash 랜턴")
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_a_kind_word_inside_a_drinks_name_is_another_line_of_it():
+    drink = ProductQuery(product_code="AB", product_name="아몬드브리즈 오리지널 190ml 24팩", brand="매일유업")
+
+    ruled, is_sure = verdict(drink, "아몬드브리즈 프로틴 오리지널 190ml 24팩")
+
+    assert (ruled.same_product, is_sure) == (False, False)
+
+
+def test_a_word_in_place_of_the_products_colour_is_doubted():
+    chair = ProductQuery(product_code="CH", product_name="시디즈 T50 의자 블랙", brand="시디즈")
+
+    ruled, is_sure = verdict(chair, "시디즈 T50 의자 오로라")
+
+    assert (ruled.same_product, is_sure) == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("product", "title"),
+    [
+        pytest.param(WASHER, "LG전자 트롬 세탁기 F21VDSE", id="company-word-after-the-maker"),
+        pytest.param(
+            ProductQuery(product_code="CR", product_name="샘소나이트 코스모라이트 스피너 55 캐리어"),
+            "샘소나이트 코스모라이트 스피너 55 기내용 캐리어",
+            id="usage-word",
+        ),
+        pytest.param(
+            ProductQuery(product_code="SB", product_name="코베아 구스다운 침낭 1500"),
+            "코베아 구스다운 침낭 1500 동계 머미형",
+            id="season-and-form-words",
+        ),
+        pytest.param(
+            ProductQuery(product_code="BK", product_name="삼천리 하운드 26 21단 자전거"),
+            "삼천리 하운드 26인치 21단 자전거",
+            id="a-bare-number-written-with-its-unit",
+        ),
+    ],
+)
+def test_company_usage_and_form_words_and_a_number_with_its_unit_leave_a_genuine_listing_the_product(product, title):
+    ruled, _ = verdict(product, title)
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_a_colour_glued_after_a_shades_name_is_that_colour():
+    assert read_title("스타일러 린넨블랙").colours == {"black"}
+    assert read_title("젖병 새벽그레이").colours == {"gray"}
+    assert read_title("블랙박스 2채널").colours == set()
+
+
+def test_a_bulbs_light_colour_tells_bulbs_apart():
+    bulb = ProductQuery(product_code="LB", product_name="오스람 LED 전구 8W 주광색 E26", brand="오스람")
+
+    ruled, is_sure = verdict(bulb, "오스람 LED 전구 8W 전구색 E26")
+
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_brand_written_in_the_other_script_of_the_products_own_word_is_no_other_maker():
+    thermometer = ProductQuery(product_code="TH", product_name="브라운 귀체온계 IRT6030", model_code="IRT6030")
+
+    ruled, _ = verdict(thermometer, "Braun 귀체온계 IRT6030")
+
+    assert ruled.same_product, ruled.reason
+
+
+@pytest.mark.parametrize(
+    ("product", "title"),
+    [
+        pytest.param(
+            ProductQuery(product_code="CM", product_name="이글루 C100 홈카메라"),
+            "이글루 C100 가정용 홈캠 CCTV",
+            id="a-kind-word-of-the-products-own-group",
+        ),
+        pytest.param(
+            ProductQuery(product_code="LG", product_name="쌤소나이트 에어로 스피너 75 캐리어"),
+            "쌤소나이트 에어로 스피너 75/28 EXP 캐리어",
+            id="the-first-of-a-size-pair-and-expandable",
+        ),
+        pytest.param(
+            ProductQuery(product_code="DR", product_name="삼성 그랑데 건조기 DV17T8520BV", model_code="DV17T8520BV"),
+            "삼성 그랑데 건조기 DV17T8520BV 새벽 블랙",
+            id="a-shade-name-before-a-colour",
+        ),
+    ],
+)
+def test_same_kind_words_size_pairs_and_shade_names_leave_a_genuine_listing_the_product(product, title):
+    ruled, _ = verdict(product, title)
+
+    assert ruled.same_product, ruled.reason
+
+
+def test_a_latin_code_before_a_colour_is_still_a_word_the_product_lacks():
+    guitar = ProductQuery(product_code="GT", product_name="콜트 AF510 OP", model_code="AF510")
+
+    ruled, is_sure = verdict(guitar, "콜트 AF510 BKS 블랙")
+
+    assert not is_sure
+    assert "bks" in ruled.reason
+
+
 # --- each rule through the real pipeline, in both markups -------------------------------------------------
 # rule → (product, listings as the fake Coupang renders them, the lowest genuine price). The trap is cheapest.
 PIPELINE_PAGES = {
