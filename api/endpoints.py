@@ -7,7 +7,9 @@ failure, including ninja's own (bad JSON, validation, missing key), comes back a
 
 from __future__ import annotations
 
+import inspect
 import logging
+import re
 import uuid
 from typing import Annotated
 
@@ -356,30 +358,18 @@ def readyz(request: HttpRequest):
 
 
 def _method_not_allowed_view(path: str, allowed: list[str]):
-    if "{correction_id}" in path:
+    """A view that refuses every method but `allowed` on `path`, taking the path's parameters as Ninja reads them."""
 
-        def method_not_allowed_on_correction(request: HttpRequest, correction_id: str):
-            raise MethodNotAllowed(allowed=allowed)
-
-        return method_not_allowed_on_correction
-
-    if "{product_code}" in path:
-
-        def method_not_allowed_on_watch(request: HttpRequest, product_code: str):
-            raise MethodNotAllowed(allowed=allowed)
-
-        return method_not_allowed_on_watch
-
-    if "{job_id}" in path:
-
-        def method_not_allowed_on_job(request: HttpRequest, job_id: str):
-            raise MethodNotAllowed(allowed=allowed)
-
-        return method_not_allowed_on_job
-
-    def method_not_allowed(request: HttpRequest):
+    def method_not_allowed(request: HttpRequest, **path_parameters: str):
         raise MethodNotAllowed(allowed=allowed)
 
+    # Ninja reads a view's path parameters from its signature: name the ones this path has.
+    parameters = [inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=HttpRequest)]
+    parameters += [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)
+        for name in re.findall(r"\{(\w+)\}", path)
+    ]
+    method_not_allowed.__signature__ = inspect.Signature(parameters)
     return method_not_allowed
 
 
