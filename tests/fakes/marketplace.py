@@ -61,10 +61,12 @@ import threading
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
+
+from tests.fakes.loopback import LoopbackServer
 
 MARKUPS = frozenset({"current", "legacy"})
 BEHAVIOURS = frozenset(
@@ -535,48 +537,27 @@ def resource_kind(path: str) -> str:
     return "other"
 
 
-class FakeMarketplace:
+class FakeMarketplace(LoopbackServer):
     """The server and its script; see the module docstring."""
 
+    handler_attribute = "marketplace"
+    thread_name = "fake-marketplace"
+
     def __init__(self):
+        super().__init__()
         self._lock = threading.Lock()
         self._pages: dict[str, _Page] = {}
         self._behaviours: dict[str | None, _Behaviour] = {}
         self._requests: list[MarketplaceRequest] = []
         self._hits: Counter[str] = Counter()
         self._bytes_served: Counter[str] = Counter()
-        self._release = threading.Event()
         self._blocking_script_seconds = 0.0
         self._proxy_credentials: str | None = None
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # Lifecycle
 
-    def start(self, port: int = 0) -> FakeMarketplace:
-        handler = type("Handler", (_Handler,), {"marketplace": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-marketplace", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._release.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the fake marketplace is not started"
-        return self._httpd.server_address[1]
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     def search_url(self, query: str) -> str:
         return f"{self.base_url}/np/search?q={quote(query)}"

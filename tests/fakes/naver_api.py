@@ -32,10 +32,12 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+from tests.fakes.loopback import LoopbackServer
 
 CLIENT_ID = "lps-test-client-id"
 CLIENT_SECRET = "lps-test-client-secret"
@@ -95,40 +97,23 @@ def item_json(item: dict, query: str, position: int) -> dict:
     }
 
 
-class FakeNaver:
+class FakeNaver(LoopbackServer):
     """The server and its script; see the module docstring."""
 
+    handler_attribute = "naver"
+    thread_name = "fake-naver"
+
     def __init__(self):
+        super().__init__()
         self._lock = threading.Lock()
         self._results: dict[str, list[dict]] = {}
         self._behaviour: tuple[str, int | None, float] | None = None
         self._requests: list[NaverRequest] = []
-        self._release = threading.Event()
         self.ignore_exclude = False
         self.client_id, self.client_secret = CLIENT_ID, CLIENT_SECRET
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self, port: int = 0) -> FakeNaver:
-        handler = type("Handler", (_Handler,), {"naver": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-naver", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._release.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "the fake Naver is not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _Handler
 
     def reset(self) -> None:
         with self._lock:
