@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from api.callbacks import CachingResolver, check_callback_url
 from api.exceptions import UnsafeCallbackUrl
 from api.models import ApiClient
@@ -31,21 +33,31 @@ def search_dedupe_key(product_code: str, client: ApiClient) -> str:
     return f"search:{client.pk}:{product_code}"
 
 
-def check_callbacks(search: SearchIn) -> None:
-    """Raise UnsafeCallbackUrl naming every refused products[i].callback_url (the first one as `field`)."""
+def check_callback_urls(callback_urls: Iterable[tuple[str, str | None]]) -> None:
+    """Raise UnsafeCallbackUrl naming every refused (field, callback URL) pair, the first one as `field`.
+
+    One resolver serves the whole batch, so a host named by many products is looked up once.
+    """
     resolver = _CountingResolver()
     errors = []
-    for index, product in enumerate(search.products):
-        if not product.callback_url:
+    for field, callback_url in callback_urls:
+        if not callback_url:
             continue
         try:
-            check_callback_url(product.callback_url, resolver=resolver)
+            check_callback_url(callback_url, resolver=resolver)
         except UnsafeCallbackUrl as exc:
-            errors.append({"field": f"products[{index}].callback_url", "error": exc.message})
+            errors.append({"field": field, "error": exc.message})
             if len(errors) >= MAX_REPORTED_ERRORS:
                 break
     if errors:
         raise UnsafeCallbackUrl(errors[0]["error"], field=errors[0]["field"], errors=errors)
+
+
+def check_callbacks(search: SearchIn) -> None:
+    """Raise UnsafeCallbackUrl naming every refused products[i].callback_url (the first one as `field`)."""
+    check_callback_urls(
+        (f"products[{index}].callback_url", product.callback_url) for index, product in enumerate(search.products)
+    )
 
 
 def submit_search(search: SearchIn, client: ApiClient) -> list[queue.Enqueued]:

@@ -20,13 +20,12 @@ from ninja import Query, Schema
 from pydantic import BaseModel, ConfigDict, Field
 
 from api import auth
-from api.callbacks import check_callback_url
 from api.codes import ResultCode
 from api.endpoints import _page, _page_size, _responses, _search_text, api
-from api.exceptions import ApiError, UnsafeCallbackUrl
+from api.exceptions import ApiError
 from api.models import ApiClient
 from api.schemas import Omitted
-from api.submit import MAX_REPORTED_ERRORS, _CountingResolver
+from api.submit import check_callback_urls
 from watches import store
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
@@ -250,19 +249,9 @@ def _watch(client: ApiClient, product_code: str, client_id: int | None, *, lock:
 
 def _check(batch: WatchesIn) -> None:
     """Refuse unsafe callback URLs, naming each field; nothing is written."""
-    errors = []
-    resolver = _CountingResolver()
-    for index, watch in enumerate(batch.watches):
-        if not watch.callback_url:
-            continue
-        try:
-            check_callback_url(watch.callback_url, resolver=resolver)
-        except UnsafeCallbackUrl as exc:
-            errors.append({"field": f"watches[{index}].callback_url", "error": exc.message})
-            if len(errors) >= MAX_REPORTED_ERRORS:
-                break
-    if errors:
-        raise UnsafeCallbackUrl(errors[0]["error"], field=errors[0]["field"], errors=errors)
+    check_callback_urls(
+        (f"watches[{index}].callback_url", watch.callback_url) for index, watch in enumerate(batch.watches)
+    )
 
 
 # --- Endpoints --------------------------------------------------------------------------------------------------
