@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 import os
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,3 +66,24 @@ def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> bool:
             return True
         time.sleep(0.1)
     return condition()
+
+
+def wait_for_healthz(port: int, server: subprocess.Popen, *, timeout: float = 60.0) -> None:
+    """Wait until the web process `server` answers /healthz 200 on 127.0.0.1:`port`; raise with its stderr if it dies
+    or does not answer within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while True:
+        # Closed every time, answered or not: a probe left to the garbage collector warns (an error here)
+        # inside whichever later test the collection happens to run in.
+        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        try:
+            probe.request("GET", "/healthz")
+            if probe.getresponse().status == 200:
+                return
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}") from None
+        finally:
+            probe.close()
+        pause.wait(0.2)

@@ -10,8 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from api import keys
 from api.codes import ResultCode
 from jobs.models import Job
 from tests.addresses import database_url, free_port
+from tests.processes import wait_for_healthz
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -39,22 +38,7 @@ def gunicorn(transactional_db) -> Iterator[int]:
         cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        pause = threading.Event()
-        while True:
-            # Closed every time, answered or not: a probe left to the garbage collector warns (an error here)
-            # inside whichever later test the collection happens to run in.
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            try:
-                probe.request("GET", "/healthz")
-                if probe.getresponse().status == 200:
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}") from None
-            finally:
-                probe.close()
-            pause.wait(0.2)
+        wait_for_healthz(port, server)
         yield port
     finally:
         os.killpg(server.pid, signal.SIGTERM)

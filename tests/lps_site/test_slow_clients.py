@@ -25,6 +25,7 @@ from api.codes import ResultCode
 from jobs.models import Job
 from lps_site import web_worker
 from tests.addresses import database_url, free_port
+from tests.processes import wait_for_healthz
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -68,20 +69,7 @@ def server(django_db_setup) -> Iterator[int]:
         cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        pause = threading.Event()
-        while True:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            try:
-                probe.request("GET", "/healthz")
-                if probe.getresponse().status == 200:
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}") from None
-            finally:
-                probe.close()
-            pause.wait(0.2)
+        wait_for_healthz(port, server)
         # Every worker has loaded the application (the first request of each would otherwise be slow).
         for _ in range(12):
             probe = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
