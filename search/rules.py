@@ -32,9 +32,10 @@ from search.titles import (
     colour_named,
     compact,
     is_code_like,
+    loan_spelling,
     normalise,
     read_title,
-    sound_key,
+    sound_keys,
 )
 from search.vocabulary import (
     ACCESSORY_KINDS,
@@ -76,6 +77,11 @@ YIELD_COUNT = 100
 """A count this large where the product states none is more likely a yield or a sheet count than that many units."""
 MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
+SHORT_SOUND_KEY = 2
+SHORT_KEY_LETTERS = 4
+SHORT_KEY_SYLLABLES = 2
+"""A two-consonant key is enough when the Latin word has this many letters and the Hangul this many syllables
+(CURIO 큐리오, JUICY 쥬시): the vowels between carry the rest of the word's shape."""
 SET_NUMBER_DIGITS = 5
 """A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
 MIN_CODE_PART = 3
@@ -759,15 +765,28 @@ def _size_word(word: str) -> str:
 def _sounds_like_one_of(word: str, words: list[str]) -> bool:
     """`word` sounds like one of `words` written in the other script, or like two of them side by side
     (퍼마소프트 = PERMA SOFT)."""
-    key = sound_key(word)
-    if len(key) < MIN_SOUND_KEY:
-        return False
     latin = word.isascii()
     others = [other for other in words if other.isascii() != latin]
     pairs = [
         first + second for first, second in itertools.pairwise(words) if first.isascii() == second.isascii() != latin
     ]
-    return any(sound_key(other) == key for other in [*others, *pairs])
+    return any(_sound_alike(word, other) for other in [*others, *pairs])
+
+
+def _sound_alike(one: str, other: str) -> bool:
+    """Two words in different scripts share a reading with MIN_SOUND_KEY consonants, or with two when both
+    are long enough that two consonants are a shape, not a chance (큐리오 = CURIO, 트윈 = TWIN; icona is not
+    enough for 아이코나 by sound alone)."""
+    shared = sound_keys(one) & sound_keys(other)
+    if not shared:
+        return False
+    longest = max(len(re.sub(r"#[\d.]+", "", key)) for key in shared)
+    if longest >= MIN_SOUND_KEY:
+        return True
+    latin, hangul = (one, other) if one.isascii() else (other, one)
+    letters = sum(char.isalpha() for char in latin)
+    syllables = sum(0xAC00 <= ord(char) < 0xAC00 + 11172 for char in hangul)
+    return longest == SHORT_SOUND_KEY and letters >= SHORT_KEY_LETTERS and syllables >= SHORT_KEY_SYLLABLES
 
 
 def _pieces(word: str, product: Product) -> list[str] | None:
@@ -1067,6 +1086,8 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
         # Short Latin words only count whole: AA is not AAA, S is not S9.
         return False
     if len(word) >= 2 and compact(word) in listing.compact:
+        return True
+    if len(word) >= 2 and not word.isascii() and loan_spelling(compact(word)) in loan_spelling(listing.compact):
         return True
     if len(word) >= 3 and word[-1] in "용형" and _word_found(word[:-1], listing):
         return True

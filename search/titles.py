@@ -103,6 +103,10 @@ _PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9])(?![{_HANGUL}])")
 _WITH_REFILL = re.compile(r"본품\s*(\d*)\s*\+\s*리필\s*(\d*)")
 # A Latin product word glued to its number (book4, buds2): cut apart like 북4 is.
 _LATIN_WORD_NUMBER = re.compile(r"(?<![0-9a-z])([a-z]{3,})(\d+)(?![0-9a-z])")
+_APOSTROPHE = re.compile(r"(?<=[a-z])['’](?=[a-z])")
+"""An apostrophe inside a Latin word (PAK'R, Levi's) is part of it, not a gap."""
+_NUMBER_SIGN = re.compile(r"(?<![0-9a-z])(?:no\.|no|#)\s?(?=\d)")
+"""A number sign before a number (No.220, #06, no 5): the number alone is what it says."""
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_HANGUL}])(?=[0-9a-z])|(?<=[0-9a-z])(?=[{_HANGUL}])")
 _WORD = re.compile(rf"[0-9a-z{_HANGUL}]+(?:[-./][0-9a-z{_HANGUL}]+)*")
 _LATIN_CODE = re.compile(r"[0-9a-z]+(?:[-./][0-9a-z]+)*")
@@ -259,6 +263,7 @@ def normalise(text: str) -> str:
     """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
+    text = _NUMBER_SIGN.sub(" ", _APOSTROPHE.sub("", text))
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
@@ -681,33 +686,129 @@ _FINALS = (
     "", "k", "k", "k", "n", "n", "n", "t", "l", "l", "l", "l", "l", "l", "l", "l", "m", "p", "p", "s", "s", "nk",
     "j", "j", "k", "t", "p", "",
 )  # fmt: skip
+_FINAL_S = (19, 20)
+"""ㅅ and ㅆ under a syllable: a loanword's t (캣 for cat, 로봇 for robot), or an s in native words."""
 _LATIN_SOUNDS = (
     ("sch", "s"), ("ph", "p"), ("ck", "k"), ("sh", "s"), ("ch", "j"), ("th", "t"), ("qu", "kw"), ("x", "ks"),
     ("ce", "se"), ("ci", "si"), ("cy", "sy"), ("ge", "je"), ("gi", "ji"), ("gy", "jy"),
 )  # fmt: skip
 _LATIN_CONSONANTS = str.maketrans("cgzqbfvdr", "kkjkppptl", "aeiouwyh")
+_LETTER_NAMES = {
+    "a": "에이", "b": "비", "c": "씨", "d": "디", "e": "이", "f": "에프", "g": "지", "h": "에이치", "i": "아이",
+    "j": "제이", "k": "케이", "l": "엘", "m": "엠", "n": "엔", "o": "오", "p": "피", "q": "큐", "r": "알",
+    "s": "에스", "t": "티", "u": "유", "v": "브이", "w": "더블유", "x": "엑스", "y": "와이", "z": "지",
+}  # fmt: skip
+"""Latin letters as Korean reads them one by one (C-LITE is 씨라이트, i-Size 아이사이즈, LG 엘지)."""
+_SPELLED_OUT_LETTERS = 3
+"""A Latin word this short may be read letter by letter (LG 엘지, MX 엠엑스) as well as as a word."""
+_LATIN_READINGS = (
+    # Each is another way Korean writes a Latin spelling; a word may be read with any of them.
+    ("gh_silent", r"gh(?=t|$)", ""),  # light 라이트, high 하이
+    ("ch_hard", r"ch", "k"),  # Keychron 키크론, chrome 크롬
+    ("s_voiced", r"(?<=[aeiouy])s$", "z"),  # keys 키즈, jeans 진즈
+    ("tu_soft", r"t(?=u)", "ch"),  # Vertuo 버츄오, tube 튜브 keeps its t as the plain reading
+    ("th_hissed", r"th", "s"),  # smooth 스무스, think 씽크
+)
+
+
+def _latin_sound(text: str) -> str:
+    for spelled, sound in _LATIN_SOUNDS:
+        text = text.replace(spelled, sound)
+    # Korean spells a Latin r before a consonant or at the end as nothing (솔가 for solgar, 퍼마 for perma).
+    text = re.sub(r"r(?![aeiouy])", "", re.sub("[^a-z]", "", text))
+    return text.translate(_LATIN_CONSONANTS)
+
+
+def _hangul_sound(text: str, final_s: str) -> str:
+    sounds = []
+    for char in text:
+        code = ord(char) - 0xAC00
+        if not 0 <= code < 11172:
+            continue
+        final = code % 28
+        sounds += [_INITIALS[code // 588], final_s if final in _FINAL_S else _FINALS[final]]
+    return "".join(sounds)
+
+
+def _latin_keys(word: str) -> set[str]:
+    text = re.sub(r"[^a-z-]", "", word.lower())
+    parts = [part for part in text.split("-") if part]
+    if not parts:
+        return set()
+    readings = set()
+    for chosen in itertools.product((False, True), repeat=len(_LATIN_READINGS)):
+        spelled = []
+        for part in parts:
+            for (_, pattern, sound), on in zip(_LATIN_READINGS, chosen, strict=True):
+                if on:
+                    part = re.sub(pattern, sound, part)
+            spelled.append(part)
+        readings.add("".join(
+            # A lone letter between hyphens is read by its name (C-LITE, i-Size, G-SHOCK).
+            _hangul_sound(_LETTER_NAMES[part], "s") if len(part) == 1 else _latin_sound(part) for part in spelled
+        ))  # fmt: skip
+    letters = "".join(parts)
+    if len(letters) <= _SPELLED_OUT_LETTERS:
+        readings.add(_hangul_sound("".join(_LETTER_NAMES[letter] for letter in letters), "s"))
+    return readings
+
+
+def _squeezed(key: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", key)
 
 
 @lru_cache(maxsize=8192)
+def sound_keys(word: str) -> frozenset[str]:
+    """Every way a word may sound as its consonants, so that its Hangul and its Latin spellings share one
+    (스타우브 and staub → stp, 지누스 and zinus → jns, 라이트하우스 and lighthouse → lts, 캣잇 and catit → kt,
+    씨라이트 and C-LITE → slt): vowels, h, w and y dropped, b/p/f/v as p, d/t as t, g/k/c/q as k, j/z/ch as j,
+    l/r as l, doubled sounds once. A number in the word stays as it is, after the sound of its letters
+    (플립6 and flip6 → plp6). Empty for a word with no letters."""
+    pieces = re.findall(r"\d+(?:\.\d+)?|[^\d]+", word)
+    if not pieces:
+        return frozenset()
+    keys = {""}
+    for piece in pieces:
+        if piece[0].isdigit():
+            piece_keys = {"#" + piece}
+        elif piece.isascii():
+            piece_keys = _latin_keys(piece)
+        else:
+            piece_keys = {_hangul_sound(piece, "s"), _hangul_sound(piece, "t")}
+        piece_keys = {key for key in piece_keys if key}
+        if not piece_keys:
+            return frozenset()
+        keys = {key + piece_key for key in keys for piece_key in piece_keys}
+    if all(key.startswith("#") and key.count("#") == 1 for key in keys):
+        return frozenset()  # a bare number is no word to sound
+    return frozenset(_squeezed(key) for key in keys)
+
+
 def sound_key(word: str) -> str:
-    """The consonants of a word as they sound, the same for its Hangul and its Latin spelling (스타우브 and
-    staub → stp, 지누스 and zinus → jns, 꼬꼬떼 and cocotte → kt): vowels, h, w and y dropped, b/p/f/v as p,
-    d/t as t, g/k/c/q as k, j/z/ch as j, l/r as l, doubled sounds once. Empty for a word with a digit."""
+    """The plain reading of sound_keys (no alternative spelling rules): "" for a word with no letters."""
     if not word or any(char.isdigit() for char in word):
         return ""
-    sounds = []
     if word.isascii():
-        text = word.lower()
-        for spelled, sound in _LATIN_SOUNDS:
-            text = text.replace(spelled, sound)
-        # Korean spells a Latin r before a consonant or at the end as nothing (솔가 for solgar, 퍼마 for perma).
-        text = re.sub(r"r(?![aeiouy])", "", re.sub("[^a-z]", "", text))
-        sounds = list(text.translate(_LATIN_CONSONANTS))
-    else:
-        for char in word:
-            code = ord(char) - 0xAC00
-            if not 0 <= code < 11172:
-                continue
-            sounds += [_INITIALS[code // 588], _FINALS[code % 28]]
-    key = "".join(sounds)
-    return re.sub(r"(.)\1+", r"\1", key)
+        return _squeezed(_latin_sound(word.lower()))
+    return _squeezed(_hangul_sound(word, "s"))
+
+
+# --- loanwords spelled two ways in Hangul ---------------------------------------------------------------------
+
+_PALATALS = frozenset({9, 10, 12, 13, 14})  # ㅅ ㅆ ㅈ ㅉ ㅊ
+_PLAIN_VOWEL = {2: 0, 3: 1, 6: 4, 7: 5, 12: 8, 15: 5, 17: 13}  # ㅑ→ㅏ ㅒ→ㅐ ㅕ→ㅓ ㅖ→ㅔ ㅛ→ㅗ ㅞ→ㅔ ㅠ→ㅜ
+
+
+@lru_cache(maxsize=8192)
+def loan_spelling(text: str) -> str:
+    """Hangul with a loanword's two spellings made one: after ㅅ, ㅈ and ㅊ a y- or w-vowel is the plain one
+    (셰프 and 쉐프 are 세프, 쥬스 is 주스, 츄러스 추러스, 죠리퐁 조리퐁): the standard spelling and sellers'
+    differ there."""
+    chars = []
+    for char in text:
+        code = ord(char) - 0xAC00
+        if 0 <= code < 11172 and code // 588 in _PALATALS and (code // 28) % 21 in _PLAIN_VOWEL:
+            initial, vowel, final = code // 588, (code // 28) % 21, code % 28
+            char = chr(0xAC00 + initial * 588 + _PLAIN_VOWEL[vowel] * 28 + final)
+        chars.append(char)
+    return "".join(chars)

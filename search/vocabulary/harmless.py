@@ -50,6 +50,9 @@ SELLER_WORDS = frozenset(
         "구매대행",
     }
     | {"압축배송", "박스포장", "개별포장", "낱개", "사이즈", "size", "자급제", "자급제폰", "언락", "unlocked"}
+    # Shipping, stock and sale words of any marketplace listing, whatever it sells.
+    | {"국내배송", "재고보유", "무료반품", "무배", "한정수량", "타임특가", "정가", "sale", "hot", "베스트", "히트"}
+    | {"수입정품", "본사정품", "총판", "관부가세", "관부가세포함", "포함"}
 )
 # Notices that leave a unit new (a near best-before date is still a new unit of the product).
 # What follows a maker's name in its company name (LG전자, 광동제약, 웅진식품): the maker, not another product.

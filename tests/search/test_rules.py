@@ -13,7 +13,7 @@ from search.handler import run_pipeline
 from search.judge import judge_by_rules, reference_price
 from search.listings import Listing, ProductQuery
 from search.rules import FAR_BELOW_SHARE, RULES
-from search.titles import read_title, sound_key
+from search.titles import loan_spelling, read_title, sound_key, sound_keys
 
 CLEANER = ProductQuery(product_code="DY-15", product_name="다이슨 V15 디텍트 무선청소기", brand="다이슨")
 PURIFIER = ProductQuery(
@@ -222,6 +222,52 @@ def test_a_word_in_the_other_script_sounds_the_same():
     for hangul, latin in [("스타우브", "staub"), ("지누스", "zinus"), ("즈윌링", "zwilling"), ("솔가", "solgar")]:
         assert sound_key(hangul) == sound_key(latin)
     assert sound_key("스타우브") != sound_key("지누스")
+
+
+def test_a_latin_word_is_read_every_way_korean_writes_it():
+    for hangul, latin in [
+        ("라이트닝", "lightning"),  # a silent gh
+        ("로봇", "robot"),  # a final ㅅ is a t
+        ("크로노", "chrono"),  # a hard ch
+        ("씨클래스", "c-class"),  # a lone letter read by its name
+        ("플렉스3", "flex3"),  # a number after the letters stays itself
+        ("스무스", "smooth"),  # th hissed
+    ]:
+        assert sound_keys(hangul) & sound_keys(latin), (hangul, latin)
+    assert not sound_keys("플렉스3") & sound_keys("flex4")
+    assert not sound_keys("1000")
+
+
+def test_a_name_in_the_other_script_is_found_even_when_its_sound_is_short():
+    cube_lamp = ProductQuery(product_code="L-1", product_name="라이트웨이 큐브 무드등")
+    luggage = ProductQuery(product_code="C-1", product_name="노바 씨라인 스피너 캐리어 24인치", brand="노바")
+
+    assert verdict(cube_lamp, "LIGHTWAY CUBE 무드등")[0].same_product
+    assert verdict(luggage, "NOVA C-LINE 스피너 캐리어 24인치")[0].same_product
+    ruled, is_sure = verdict(luggage, "노바 씨라인 스피너 캐리어 28인치")
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_loanword_spelled_two_ways_in_hangul_is_one_word():
+    knife = ProductQuery(product_code="K-1", product_name="한빛 셰프 나이프 20cm")
+
+    assert loan_spelling("쉐프") == loan_spelling("셰프")
+    assert loan_spelling("쥬스") == loan_spelling("주스")
+    assert loan_spelling("세트") == "세트"
+    assert loan_spelling("새") == "새"
+    ruled, _ = verdict(knife, "한빛 쉐프나이프 20cm")
+    assert ruled.same_product
+    assert not ruled.uncertain
+
+
+def test_a_number_sign_and_an_apostrophe_say_nothing_of_their_own():
+    watch = ProductQuery(product_code="W-1", product_name="토닉 크로노 스마트워치 No.5")
+
+    assert "pakr" in read_title("PADDED PAK'R 백팩").words
+    assert "220" in read_title("볼그립 드라이버 No.220").words
+    assert verdict(watch, "TONIC CHRONO 스마트워치 5")[0].same_product
+    ruled, is_sure = verdict(watch, "토닉 크로노 스마트워치 No.6")
+    assert (ruled.same_product, is_sure) == (False, True)
 
 
 # --- general causes of misses on the second blind set (tests/search/judge_corpus/blind2/) -----------------
