@@ -21,6 +21,7 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from search.listings import ProductQuery
 from search.titles import (
@@ -53,6 +54,7 @@ from search.vocabulary import (
     LOOKALIKE_AFTER_BRAND,
     MADE_FOR_WORDS,
     NETWORKS,
+    NOT_WEIGHTS,
     NOTICE_WORDS,
     ONE_SIDED_VARIANTS,
     PACKAGING_WORDS,
@@ -281,7 +283,9 @@ class MadeFor(Rule):
             return Reject(f"made for the product ({made_for[0]}), not the product itself")
         if name.accessory_kinds and not set(name.accessory_kinds) & set(listing.accessory_kinds):
             kind = next(iter(name.accessory_kinds))
-            return Reject(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
+            # Not proof: the title may name the part in the other script (Hose for 호스, brush heads for 칫솔모) or
+            # only by its code; a device sold in its place is a Doubt the LLM settles.
+            return Doubt(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
 
 
@@ -411,7 +415,13 @@ class MeasureAndSize(Rule):
         name, listing = context.name, context.listing
         for dimension, values in name.measures.items():
             offered = listing.measures.get(dimension)
+            if dimension == "weight" and not offered:
+                # "5g" reads as a network where nothing says otherwise; beside a product sold by weight it is one.
+                offered = {float(word[:-1]) for word in listing.words if word in NOT_WEIGHTS} or None
             if offered and not offered & values:
+                if _same_total(name, listing):
+                    # 5kg x 2 for 10kg: the same total in smaller units, or two products; never sure.
+                    return Doubt(f"{_show(offered)} x {listing.pack_count} for {_show(values)}")
                 return Reject(f"different {dimension}: {_show(offered)} instead of {_show(values)}")
         for dimension, values in name.sizes.items():
             offered = listing.sizes.get(dimension)
@@ -448,6 +458,11 @@ class PackCount(Rule):
         if (name.bare_count and listing.pack_count == 1) or (listing.bare_count and name.pack_count == 1):
             # "+2x100" may be a size (#2 x 100mm) as well as a count: no counter word says which.
             return Doubt(f"a count of {max(name.pack_count, listing.pack_count)} read from a bare multiplication")
+        if _same_total(name, listing):
+            return Doubt(f"{listing.pack_count} smaller units for the product's one")
+        if name.counted and name.pack_count > 1 and not listing.counted:
+            # The title states no count: one unit, or the count written where no counter shows it (EB50-4).
+            return Doubt(f"no count stated where the product has {name.pack_count}")
         if context.name.pack_count != context.listing.pack_count:
             return Reject(f"different pack count: {context.listing.pack_count} instead of {context.name.pack_count}")
         return None
@@ -472,7 +487,10 @@ class VariantAndLine(Rule):
             side = "the title says" if says else "the title lacks"
             if context.code_found:
                 # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
-                return Doubt(f"different variant: {side} {variant}") if says else Caution(f"{side} {variant}")
+                if says or variant in _code_words(context.product):
+                    # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
+                    return Doubt(f"different variant: {side} {variant}")
+                return Caution(f"{side} {variant}")
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
@@ -537,7 +555,8 @@ class ExtraWords(Rule):
             if word.isascii()
             and len(word) == 1
             and word not in context.name.words
-            and word not in CLOTHING_SIZES
+            # S, M, L read as a size where the title is a garment's; elsewhere a variant letter (I/O MAG S).
+            and not any(_size_word(word) in values for values in listing.sizes.values())
             and not _part_of_a_name(listing.words, position, product)
         ]
         letters = [
@@ -608,7 +627,11 @@ class Identity(Rule):
         share = found / len(core) if core else 0.0
         said = f"{found} of {len(core)} name words in the title"
         if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
-            return Reject(said)
+            if not _other_script_may_say(missing, listing):
+                return Reject(said)
+            # 믹스넛 for Mixed Nuts, 빠르펭 for Parfum: the title may say our words in the other script, in a
+            # spelling no sound key reads; the LLM settles it.
+            return Doubt(f"{said}; the title may say them in the other script")
         # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
         own_kinds = [word for word in listing.words if _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
         other_kinds = [
@@ -757,7 +780,7 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
 
 
 def _size_word(word: str) -> str:
-    from search.vocabulary import BEDDING_SIZES, CLOTHING_SIZES
+    from search.vocabulary import BEDDING_SIZES
 
     return BEDDING_SIZES.get(word) or CLOTHING_SIZES.get(word) or word
 
@@ -894,13 +917,40 @@ def _naming_word_of(word: str, product: Product) -> bool:
     return _is_naming(word) and word in product.title.core_words and word not in KIND_WORDS and word not in HARMLESS
 
 
+@lru_cache(maxsize=8192)
 def _one(word: str) -> Title:
+    """One word read as a title (cached: a page asks for the same neighbours again; callers only read it)."""
     return read_title(word)
 
 
 def _shape(word: str) -> str:
     """A code's shape: letters as a, digits as 9 (PG945 and CL946 are both aa999; 60337 and 60205 are 99999)."""
     return re.sub("[a-z가-힣]", "a", re.sub("[0-9]", "9", compact(word)))
+
+
+def _other_script_may_say(missing: list[str], listing: Title) -> bool:
+    """Our missing words are in one script and the title names things in the other (Hangul name, Latin title)."""
+    scripts = {word.isascii() for word in missing if _is_naming(word)}
+    return any(
+        len(word) >= 3 and word.isascii() != script and not any(char.isdigit() for char in word)
+        for word in listing.words
+        for script in scripts
+    )
+
+
+def _same_total(name: Title, listing: Title) -> bool:
+    """The title sells our measure in smaller units (5kg x 2 for 10kg, 500ml x 2 for 1L) where we sell one."""
+    if listing.pack_count <= 1 or name.pack_count != 1:
+        return False
+    return any(
+        {value * listing.pack_count for value in listing.measures.get(dimension, ())} & values
+        for dimension, values in name.measures.items()
+    )
+
+
+def _code_words(product: Product) -> set[str]:
+    """The words of the shop's model code (archer, t3u, plus for "Archer T3U Plus")."""
+    return set(normalise(product.query.model_code or "").split())
 
 
 def _code_shaped(word: str) -> bool:
@@ -952,6 +1002,10 @@ def _code_in(code: str, listing: Title) -> str | None:
     extended = shorter_seen = False
     for candidate in listing.codes:
         if candidate == code:
+            if any(_tailed(code, whole, listing) for whole in listing.full_codes):
+                # H6005-IGMP for H6005: letters written apart after our code name a model of their own (a
+                # colour-and-region tail is glued on: SM-S928NZKEKOO) or an option: never sure.
+                return "extended"
             return "exact"
         head, _, tail = candidate.partition(code)
         prefixed = bool(_) and head.isalpha() and len(head) <= 2
@@ -974,6 +1028,14 @@ def _code_in(code: str, listing: Title) -> str | None:
     if extended:
         return "extended"
     return "shorter" if shorter_seen else None
+
+
+def _tailed(code: str, whole: str, listing: Title) -> bool:
+    """`whole` is our code, a separator and a tail of letters (H6005-IGMP for H6005), not a glued tail."""
+    tail = whole.removeprefix(code)
+    if tail == whole or not tail.isalpha() or len(tail) < LONG_SUFFIX_CHARS:
+        return False
+    return _separated_after(code, whole, listing)
 
 
 def _separated_after(code: str, candidate: str, listing: Title) -> bool:

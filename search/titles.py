@@ -49,6 +49,7 @@ from search.vocabulary import (
     NOT_CONDITION,
     NOT_WEIGHTS,
     PACK_WORDS,
+    PHRASE_SPELLINGS,
     RATING_NOTATIONS,
     RENTAL_WHOLE_WORDS,
     RENTAL_WORDS,
@@ -107,6 +108,8 @@ _APOSTROPHE = re.compile(r"(?<=[a-z])['’](?=[a-z])")
 """An apostrophe inside a Latin word (PAK'R, Levi's) is part of it, not a gap."""
 _NUMBER_SIGN = re.compile(r"(?<![0-9a-z])(?:no\.|no|#)\s?(?=\d)")
 """A number sign before a number (No.220, #06, no 5): the number alone is what it says."""
+_NAMED_X = re.compile(r"(?<![0-9a-z-])([a-z]+)\s+x(\d{1,3})(?![0-9a-z.])")
+"""A Latin word before "X20" glued to its number (Deco X20, BMW X3): a model's name, not "times 20"."""
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_HANGUL}])(?=[0-9a-z])|(?<=[0-9a-z])(?=[{_HANGUL}])")
 _WORD = re.compile(rf"[0-9a-z{_HANGUL}]+(?:[-./][0-9a-z{_HANGUL}]+)*")
 _LATIN_CODE = re.compile(r"[0-9a-z]+(?:[-./][0-9a-z]+)*")
@@ -264,6 +267,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _NUMBER_SIGN.sub(" ", _APOSTROPHE.sub("", text))
+    text = _NAMED_X.sub(lambda m: m.group(0) if m.group(1) in _COUNTERS else f"{m.group(1)}-x{m.group(2)}", text)
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
@@ -271,10 +275,15 @@ def normalise(text: str) -> str:
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
     for spaced, joined in LATIN_COMPOUNDS.items():
         text = text.replace(spaced, joined)
+    for phrase, spelling in PHRASE_SPELLINGS.items():
+        text = text.replace(phrase, spelling)
     text = _LATIN_WORD_NUMBER.sub(
         lambda m: f"{m.group(1)} {m.group(2)}" if m.group(1) in _LATIN_WORDS else m.group(0), text
     )
     return _SCRIPT_BOUNDARY.sub(" ", text)
+
+
+_COUNTERS = frozenset(COUNT_UNITS)
 
 
 def _dimension_word(match: re.Match) -> str:
@@ -549,12 +558,23 @@ def _pack_count(text: str) -> tuple[int, str]:
     # "6개입 x 2팩": the "x" before a counted number is not a second count of it.
     rest = _WITH_REFILL.sub(" 본품 리필 ", _COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text)))
     # "본품+리필 15g x 2" says the set's two units again.
-    counts += in_set + [int(m.group(1)) for m in _TIMES_COUNT.finditer(rest) if int(m.group(1)) not in in_set]
+    times = [m for m in _TIMES_COUNT.finditer(rest) if not (counts and _names_a_model(m, rest))]
+    counts += in_set + [int(m.group(1)) for m in times if int(m.group(1)) not in in_set]
     counts += [sum(int(part) for part in match.group(1).split("+")) for match in _PLUS_COUNT.finditer(rest)]
     rest = _PLUS_COUNT.sub(" ", _TIMES_COUNT.sub(" ", rest))
     if total:
         return int(total.group(1)), rest
     return (math.prod(count for count in counts if count > 0) if counts else 1), rest
+
+
+def _names_a_model(match: re.Match, text: str) -> bool:
+    """ "데코 X20 3팩": an X glued to its number after a word, where a counter word states the count, is a model's
+    name (X20), not "times 20"."""
+    return (
+        match.group(0)[:1] == "x"
+        and match.group(0)[1:2].isdigit()
+        and bool(re.search(r"[^\W\d]\s$", text[: match.start()]))
+    )
 
 
 def _states_a_count(text: str) -> bool:
@@ -689,8 +709,8 @@ _FINALS = (
 _FINAL_S = (19, 20)
 """ㅅ and ㅆ under a syllable: a loanword's t (캣 for cat, 로봇 for robot), or an s in native words."""
 _LATIN_SOUNDS = (
-    ("sch", "s"), ("ph", "p"), ("ck", "k"), ("sh", "s"), ("ch", "j"), ("th", "t"), ("qu", "kw"), ("x", "ks"),
-    ("ce", "se"), ("ci", "si"), ("cy", "sy"), ("ge", "je"), ("gi", "ji"), ("gy", "jy"),
+    ("tch", "ch"), ("sch", "s"), ("ph", "p"), ("ck", "k"), ("sh", "s"), ("ch", "j"), ("th", "t"), ("qu", "kw"),
+    ("x", "ks"), ("ce", "se"), ("ci", "si"), ("cy", "sy"), ("ge", "je"), ("gi", "ji"), ("gy", "jy"),
 )  # fmt: skip
 _LATIN_CONSONANTS = str.maketrans("cgzqbfvdr", "kkjkppptl", "aeiouwyh")
 _LETTER_NAMES = {
@@ -708,6 +728,8 @@ _LATIN_READINGS = (
     ("s_voiced", r"(?<=[aeiouy])s$", "z"),  # keys 키즈, jeans 진즈
     ("tu_soft", r"t(?=u)", "ch"),  # Vertuo 버츄오, tube 튜브 keeps its t as the plain reading
     ("th_hissed", r"th", "s"),  # smooth 스무스, think 씽크
+    ("ch_french", r"ch", "sh"),  # Chanel 샤넬, chef 셰프
+    ("r_kept", r"r(?![aeiouy])", "l"),  # Dior 디올, Carl 칼: a final r Korean writes as ㄹ
 )
 
 
@@ -736,10 +758,12 @@ def _latin_keys(word: str) -> set[str]:
     if not parts:
         return set()
     readings = set()
-    for chosen in itertools.product((False, True), repeat=len(_LATIN_READINGS)):
+    # Only the readings the word gives a hold to: each doubles the ways it is read.
+    applicable = [reading for reading in _LATIN_READINGS if any(re.search(reading[1], part) for part in parts)]
+    for chosen in itertools.product((False, True), repeat=len(applicable)):
         spelled = []
         for part in parts:
-            for (_, pattern, sound), on in zip(_LATIN_READINGS, chosen, strict=True):
+            for (_, pattern, sound), on in zip(applicable, chosen, strict=True):
                 if on:
                     part = re.sub(pattern, sound, part)
             spelled.append(part)
@@ -796,19 +820,21 @@ def sound_key(word: str) -> str:
 # --- loanwords spelled two ways in Hangul ---------------------------------------------------------------------
 
 _PALATALS = frozenset({9, 10, 12, 13, 14})  # ㅅ ㅆ ㅈ ㅉ ㅊ
-_PLAIN_VOWEL = {2: 0, 3: 1, 6: 4, 7: 5, 12: 8, 15: 5, 17: 13}  # ㅑ→ㅏ ㅒ→ㅐ ㅕ→ㅓ ㅖ→ㅔ ㅛ→ㅗ ㅞ→ㅔ ㅠ→ㅜ
+_PLAIN_VOWEL = {2: 0, 3: 1, 6: 4, 7: 5, 12: 8, 15: 5, 16: 20, 17: 13}  # ㅑ→ㅏ ㅒ→ㅐ ㅕ→ㅓ ㅖ→ㅔ ㅛ→ㅗ ㅞ→ㅔ ㅟ→ㅣ ㅠ→ㅜ
+_PLAIN_INITIAL = {10: 9, 13: 14}  # ㅆ→ㅅ (쏘바쥬 소바쥬), ㅉ→ㅊ (요쯔아미 요츠아미)
 
 
 @lru_cache(maxsize=8192)
 def loan_spelling(text: str) -> str:
     """Hangul with a loanword's two spellings made one: after ㅅ, ㅈ and ㅊ a y- or w-vowel is the plain one
-    (셰프 and 쉐프 are 세프, 쥬스 is 주스, 츄러스 추러스, 죠리퐁 조리퐁): the standard spelling and sellers'
-    differ there."""
+    (셰프 and 쉐프 are 세프, 쥬스 is 주스, 메쉬 메시, 죠리퐁 조리퐁), and a tense ㅆ or ㅉ the plain one (쏘바쥬
+    소바쥬, 요쯔아미 요츠아미): the standard spelling and sellers' differ there."""
     chars = []
     for char in text:
         code = ord(char) - 0xAC00
-        if 0 <= code < 11172 and code // 588 in _PALATALS and (code // 28) % 21 in _PLAIN_VOWEL:
+        if 0 <= code < 11172 and code // 588 in _PALATALS:
             initial, vowel, final = code // 588, (code // 28) % 21, code % 28
-            char = chr(0xAC00 + initial * 588 + _PLAIN_VOWEL[vowel] * 28 + final)
+            initial = _PLAIN_INITIAL.get(initial, initial)
+            char = chr(0xAC00 + initial * 588 + _PLAIN_VOWEL.get(vowel, vowel) * 28 + final)
         chars.append(char)
     return "".join(chars)

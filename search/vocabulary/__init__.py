@@ -61,7 +61,7 @@ from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
 from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SHOE_SIZE_RANGE
-from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, TRANSLITERATIONS
+from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, VARIANTS
 
 __all__ = [
@@ -107,6 +107,7 @@ __all__ = [
     "ONE_SIDED_VARIANTS",
     "PACKAGING_WORDS",
     "PACK_WORDS",
+    "PHRASE_SPELLINGS",
     "PLAIN_WORDS",
     "RATING_NOTATIONS",
     "RENTAL_WHOLE_WORDS",

@@ -61,4 +61,4 @@ NOT_COMPATIBLE = (
 MADE_FOR_WORDS = {"전용": "전용", "교체용": "교체용", "리필": "리필", "replacement": "교체용", "refill": "리필"}
 """Each mark → its Korean spelling, so that "Refill" and "리필" are the same mark."""
 # A free gift or an included item is not what the listing sells: "(+케이스 증정)", "사은품 증정".
-GIFT_WORDS = ("증정", "사은품", "서비스", "포함", "제공", "선물")
+GIFT_WORDS = ("증정", "사은품", "서비스", "포함", "제공", "선물", "무료")

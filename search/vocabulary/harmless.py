@@ -11,6 +11,9 @@ STOP_WORDS = frozenset(
     {"정품", "국내정품", "공식", "새상품", "새제품", "신상품", "최신형", "무료배송", "당일발송", "당일출고", "빠른배송"}
     | {"로켓배송", "특가", "본사직영", "국내", "미사용", "본체", "기본", "공식판매", "정식발매", "모델", "본품", "단품"}
     | {"세트", "기획", "기획세트", "구성"}
+    # Latin particles inside names (Bleu de Chanel, Wood Sage and Sea Salt): they tell nothing apart. Not 앤: it
+    # glues a flavour together (쿠키앤크림).
+    | {"de", "du", "la", "le", "of", "the", "and", "et"}
 )
 
 PLAIN_WORDS = frozenset({"무선", "유선", "블루투스", "bluetooth", "공용", "남여공용", "남녀공용", "용기", "코드리스"})
@@ -53,6 +56,8 @@ SELLER_WORDS = frozenset(
     # Shipping, stock and sale words of any marketplace listing, whatever it sells.
     | {"국내배송", "재고보유", "무료반품", "무배", "한정수량", "타임특가", "정가", "sale", "hot", "베스트", "히트"}
     | {"수입정품", "본사정품", "총판", "관부가세", "관부가세포함", "포함"}
+    # Where it was bought and how it is wrapped: a department-store unit with its bag is the same new unit.
+    | {"백화점", "백화점정품", "쇼핑백", "선물포장", "코스트코", "이마트", "트레이더스"}
 )
 # Notices that leave a unit new (a near best-before date is still a new unit of the product).
 # What follows a maker's name in its company name (LG전자, 광동제약, 웅진식품): the maker, not another product.

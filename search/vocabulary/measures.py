@@ -22,6 +22,9 @@ MEASURE_UNITS: dict[str, tuple[str, float]] = {
     "킬로": ("weight", 1000),
     "킬로그램": ("weight", 1000),
     "밀리리터": ("volume", 1),
+    "미리": ("volume", 1),  # sellers' "250미리"
+    "와트": ("power", 1),
+    "미터": ("length", 1000),
     "mg": ("weight", 0.001),
     "인치": ("screen size", 1),
     "inch": ("screen size", 1),

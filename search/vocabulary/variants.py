@@ -18,6 +18,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "fe": ("fe",),
     "edge": ("edge",),
     "regular": ("regular",),
+    # A perfume's concentration (spellings.py's PHRASE_SPELLINGS writes each one way): EDT is not EDP.
+    "edt": ("edt",),
+    "edp": ("edp",),
+    "parfum": ("parfum", "빠르펭", "퍼퓸"),
+    "cologne": ("cologne",),
 }
 # Counted only when the title names it and the product does not: shops use 미니 as a plain adjective, and 레귤러
 # (the full size beside a mini) is left out of most titles of the regular product.
