@@ -1,0 +1,162 @@
+"""How a title's model codes compare with the product's (rules: other model and sibling, identity).
+
+A code is matched compacted (SM-S928N = sms928n) and then by its tail: a known regional or colour-and-region tail
+leaves it ours, letters written apart after it (H6005-IGMP) or one or two glued letters (XM5S) may be a sibling,
+a code lacking our last letters (DUE6BG for DUE6BGE) may be another model. Vocabulary: vocabulary/codes.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from search.titles import CODE_SUFFIX_CHARS, MIN_CODE_CHARS, Title, compact, is_code_like
+from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
+
+MIN_CODE_PART = 3
+"""A code written in parts is the product's own when each part of this length or more is in its name (SN850P PS5)."""
+
+
+def code_in(code: str, listing: Title) -> str | None:
+    """Our code in the title: "exact" when it is there exactly, with a known regional tail (SM-R630N) or a long
+    colour-and-region tail (SM-S928NZKEKOO), after a maker's prefix (LS27CG510EKXKR), or followed by a separator
+    and more (NT940XGK-K51A, HX9044/67), or shorter when ours only adds such letters; "extended" when a title's
+    code is ours plus one or two other letters (a sibling may be named so); "shorter" when the title's code lacks
+    letters that end ours and are no such tail (DUE6BG for DUE6BGE: another model, or ours written short); None
+    when it is not there."""
+    extended = shorter_seen = False
+    for candidate in listing.codes:
+        if candidate == code:
+            if any(_tailed(code, whole, listing) for whole in listing.full_codes):
+                # H6005-IGMP for H6005: letters written apart after our code name a model of their own (a
+                # colour-and-region tail is glued on: SM-S928NZKEKOO) or an option: never sure.
+                return "extended"
+            return "exact"
+        head, _, tail = candidate.partition(code)
+        prefixed = bool(_) and head.isalpha() and len(head) <= 2
+        if len(code) >= MIN_CODE_CHARS and prefixed and (not tail or tail.isalpha()) and len(tail) <= CODE_SUFFIX_CHARS:
+            return "exact"
+        longer, shorter = (candidate, code) if len(candidate) > len(code) else (code, candidate)
+        suffix = longer[len(shorter) :]
+        extends = len(shorter) >= MIN_CODE_CHARS and longer.startswith(shorter) and suffix.isalpha()
+        if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
+            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS:
+                return "exact"
+            if longer == code:
+                # The title's code lacks our trailing letters (DUE6BG for DUE6BGE): another model of the family,
+                # or ours written short; never sure.
+                shorter_seen = True
+                continue
+            if longer == candidate and _separated_after(code, candidate, listing):
+                return "exact"
+            extended = True
+    if extended:
+        return "extended"
+    return "shorter" if shorter_seen else None
+
+
+def _tailed(code: str, whole: str, listing: Title) -> bool:
+    """`whole` is our code, a separator and a tail of letters (H6005-IGMP for H6005), not a glued tail."""
+    tail = whole.removeprefix(code)
+    if tail == whole or not tail.isalpha() or len(tail) < LONG_SUFFIX_CHARS:
+        return False
+    return _separated_after(code, whole, listing)
+
+
+def _separated_after(code: str, candidate: str, listing: Title) -> bool:
+    """The title writes a separator right after our code, before the candidate's tail (HX9044/67, NT940XGK-K51A):
+    the tail is an option code, not a sibling's letter."""
+    written = listing.codes.get(candidate, "")
+    seen = 0
+    for position, char in enumerate(written):
+        if char.isalnum():
+            seen += 1
+            if seen == len(code):
+                return position + 1 < len(written) and not written[position + 1].isalnum()
+    return False
+
+
+def _continued(shorter: str, listing: Title) -> bool:
+    """The title writes `shorter` only as the head of a longer code of its own (KBOV2001.BL)."""
+    return shorter in listing.codes and any(
+        other.startswith(shorter) and other != shorter for other in listing.full_codes
+    )
+
+
+def _names_part(part: str, name_compact: str, name_words: frozenset[str]) -> bool:
+    """A part of a code written apart is the product's: a word of its name, or a longer piece its name holds."""
+    return part in name_words or (len(part) >= MIN_CODE_PART and part in name_compact)
+
+
+def other_code(
+    codes: tuple[str, ...], listing: Title, name_compact: str = "", name_words: frozenset[str] = frozenset()
+) -> str | None:
+    """A model code in the title that is not ours: a sibling (SM-S918N) or another model altogether."""
+    digits_only = any(code.isdigit() for code in codes)
+    for candidate in listing.codes:
+        if len(candidate) < MIN_CODE_CHARS or not (is_code_like(candidate) or (digits_only and candidate.isdigit())):
+            continue
+        if candidate.isdigit() and candidate not in listing.separated_numbers:
+            continue
+        written = listing.codes.get(candidate, "")
+        if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
+            continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
+        if candidate in name_compact or all(
+            _names_part(compact(part), name_compact, name_words) for part in written.split()
+        ):
+            continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA"), maybe in parts
+        if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
+            continue
+        if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
+            return candidate
+    return None
+
+
+def _sibling(candidate: str, code: str) -> bool:
+    return candidate[0] == code[0] and difflib.SequenceMatcher(None, candidate, code).ratio() >= 0.6
+
+
+def other_model_number(name: Title, listing: Title) -> str | None:
+    """A model number of the same shape as ours that the title has instead (S23 for S24, 14 for 15, 265 for 270)."""
+    ours = {number for number in name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    missing = [number for number in ours if not _number_in(number, listing)]
+    extra = {number for number in listing.model_numbers - name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
+    theirs_numbers = set(re.findall(r"\d+(?:\.\d+)?", listing.text))
+    ours_numbers = set(re.findall(r"\d+(?:\.\d+)?", name.text))
+    # A number the other side also writes, in another form (700c for 700x18-28c, 18/28 for 18-28c): the same spec.
+    missing = [number for number in missing if not set(re.findall(r"\d+", number)) <= theirs_numbers]
+    extra = {number for number in extra if not set(re.findall(r"\d+", number)) <= ours_numbers}
+    for number in sorted(missing):
+        for theirs in sorted(extra):
+            if _same_shape(number, theirs):
+                return f"different model: {theirs} instead of {number}"
+    return None
+
+
+def _number_in(number: str, listing: Title) -> bool:
+    """Our model number among the title's: whole, after the maker's letters (HP680 for 680), or as a measure's value
+    (0.7mm for 0.7)."""
+    ours = compact(number)
+    for word in listing.model_numbers:
+        theirs = compact(word)
+        if theirs == ours or (theirs.endswith(ours) and theirs[: -len(ours)].isalpha() and ours[0].isdigit()):
+            return True
+    try:
+        value = float(number)
+    except ValueError:
+        return False
+    return any(value in values for values in listing.measures.values())
+
+
+def _same_shape(ours: str, theirs: str) -> bool:
+    """Same letter prefix and about as many digits, neither an extension of the other: a sibling model."""
+    ours_c, theirs_c = compact(ours), compact(theirs)
+    if ours_c.startswith(theirs_c) or theirs_c.startswith(ours_c):
+        return False
+    prefix_ours = re.match(r"[a-z]*", ours_c).group(0)
+    prefix_theirs = re.match(r"[a-z]*", theirs_c).group(0)
+    digits_ours = sum(char.isdigit() for char in ours_c)
+    digits_theirs = sum(char.isdigit() for char in theirs_c)
+    return (
+        prefix_ours == prefix_theirs and abs(digits_ours - digits_theirs) <= 1 and abs(len(ours_c) - len(theirs_c)) <= 2
+    )
