@@ -752,8 +752,9 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     # "펌프포함", "케이스포함": what comes in the box with the product.
     if len(word) >= 3 and word.endswith(("포함", "구성")):
         return True
-    # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte).
-    if _sounds_like_one_of(word, name.words):
+    # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte), alone or with its
+    # neighbour (Mix Media for 믹스미디어).
+    if _sounds_like_one_of(word, name.words) or _part_of_a_word(word, listing, name):
         return True
     if any(
         compacted.startswith(code) or compacted in code or code in compacted

@@ -730,6 +730,8 @@ _LATIN_READINGS = (
     ("th_hissed", r"th", "s"),  # smooth 스무스, think 씽크
     ("ch_french", r"ch", "sh"),  # Chanel 샤넬, chef 셰프
     ("r_kept", r"r(?![aeiouy])", "l"),  # Dior 디올, Carl 칼: a final r Korean writes as ㄹ
+    ("plural_dropped", r"(?<=[a-z]{3})s$", ""),  # Wafers 웨이퍼, Flakes 플레이크: Korean names the thing once
+    ("re_silent", r"(?<=[a-z]{3})re$", ""),  # Sapphire 사파이어, fire 파이어
 )
 
 

@@ -232,6 +232,10 @@ def test_a_latin_word_is_read_every_way_korean_writes_it():
         ("씨클래스", "c-class"),  # a lone letter read by its name
         ("플렉스3", "flex3"),  # a number after the letters stays itself
         ("스무스", "smooth"),  # th hissed
+        ("디올", "dior"),  # a final r written as ㄹ
+        ("샤넬", "chanel"),  # a French ch
+        ("플레이크", "flakes"),  # a plural named once
+        ("사파이어", "sapphire"),  # a silent final re
     ]:
         assert sound_keys(hangul) & sound_keys(latin), (hangul, latin)
     assert not sound_keys("플렉스3") & sound_keys("flex4")
@@ -680,6 +684,13 @@ def test_a_title_in_the_other_script_is_doubted_where_no_sound_reads_it():
     ruled, is_sure = verdict(nuts, "Nutsfarm Roasted Mixed Nuts 500g")
     assert not is_sure
     assert ruled.uncertain
+
+
+def test_two_latin_words_may_spell_one_hangul_word_of_the_product():
+    pad = ProductQuery(product_code="A-1", product_name="아르떼 믹스미디어 패드 A4 30매", brand="아르떼")
+
+    ruled, _ = verdict(pad, "ARTE Mix Media Pad A4 30 Sheets")
+    assert ruled.same_product
 
 
 def test_english_counters_count():
