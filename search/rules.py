@@ -78,6 +78,8 @@ YIELD_COUNT = 100
 """A count this large where the product states none is more likely a yield or a sheet count than that many units."""
 MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
+MIN_BRAND_WORD = 3
+"""A brand of several words is named by its first word alone when that word has this many letters."""
 SHORT_SOUND_KEY = 2
 SHORT_KEY_LETTERS = 4
 SHORT_KEY_SYLLABLES = 2
@@ -278,7 +280,11 @@ class MadeFor(Rule):
                 # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
                 return Caution(f"{made_for[0]}: said of the product itself")
             return Reject(f"made for the product ({made_for[0]}), not the product itself")
-        if name.accessory_kinds and not set(name.accessory_kinds) & set(listing.accessory_kinds):
+        if (
+            name.accessory_kinds
+            and not set(name.accessory_kinds) & set(listing.accessory_kinds)
+            and not any(code_in(code, listing) == "exact" for code in context.product.codes)
+        ):
             kind = next(iter(name.accessory_kinds))
             # Not proof: the title may name the part in the other script (Hose for 호스, brush heads for 칫솔모) or
             # only by its code; a device sold in its place is a Doubt the LLM settles.
@@ -525,11 +531,14 @@ class ExtraWords(Rule):
         product, listing = context.product, context.listing
         other_kinds = [
             word
-            for word in listing.words
+            for position, word in enumerate(listing.words)
             if word in _KIND_GROUP_OF
             and product.kind_groups
             and not _KIND_GROUP_OF[word] & product.kind_groups
             and not _word_found(word, context.name)
+            # 쿠션 커버 for 쿠션커버: with its neighbour it is the product's own kind word.
+            and not _part_of_a_name(listing.words, position, product)
+            and not _inside_our_word(word, listing, product)
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
@@ -640,7 +649,7 @@ class Identity(Rule):
             missing = [word for word in missing if not _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
             found = len(core) - len(missing)
             said = f"{found} of {len(core)} name words in the title"
-        can_be_left_out = KIND_WORDS | HARMLESS
+        can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
             # that names one (그린 무라벨, 스파클링) may be another product of the brand.
@@ -857,6 +866,18 @@ def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
     return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
 
 
+def _inside_our_word(word: str, listing: Title, product: Product) -> bool:
+    """`word` as the title spells it is part of a longer word of the product that the title also spells (쿠션 in
+    쿠션커버, written 쿠션 커버): the product's own word, written apart."""
+    spelled = {compact(raw) for raw in listing.spellings.get(word, set())} | {compact(word)}
+    ours = [compact(theirs) for theirs in product.query.product_name.split() if len(compact(theirs)) >= 3]
+    return any(
+        piece and piece in our_word and piece != our_word and our_word in listing.raw_compact
+        for piece in spelled
+        for our_word in ours
+    )
+
+
 def _part_of_a_word(word: str, listing: Title, name: Title) -> bool:
     """`word` with a neighbour is a word of the product's name written in the other script (GOAL ZERO = 골제로):
     part of a name, not a flavour or a line of its own."""
@@ -985,6 +1006,9 @@ def _brand_spelled(brand: str | None, listing: Title) -> bool:
         return False
     if spelled in listing.raw_compact and not spelled.isascii():
         return True  # 반석 스포츠 for 반석스포츠
+    first = compact((brand or "").split()[0]) if len((brand or "").split()) > 1 else ""
+    if len(first) >= MIN_BRAND_WORD and any(compact(word) == first for word in listing.text.split()):
+        return True  # 커클랜드 for 커클랜드 시그니춰: a brand of several words named by its first
     return any(compact(word).startswith(spelled) for word in listing.text.split()) or _sounds_like_one_of(
         spelled, [compact(word) for word in listing.text.split()]
     )
@@ -998,8 +1022,8 @@ def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) ->
     if word in listing.words:
         return True
     if word.isascii() and len(compact(word)) < 4:
-        # Short Latin words only count whole: AA is not AAA, S is not S9.
-        return False
+        # Short Latin words only count whole (I/O as IO): AA is not AAA, S is not S9.
+        return bool(compact(word)) and any(compact(other) == compact(word) for other in listing.words)
     if len(word) >= 2 and compact(word) in listing.compact:
         return True
     if len(word) >= 2 and not word.isascii() and loan_spelling(compact(word)) in loan_spelling(listing.compact):

@@ -696,3 +696,25 @@ def test_two_latin_words_may_spell_one_hangul_word_of_the_product():
 def test_english_counters_count():
     assert read_title("Drawing Pad A4 30 Sheets").pack_count == 30
     assert read_title("Jigsaw 1000 Pieces").pack_count == 1000
+
+
+def test_a_brand_of_several_words_is_named_by_its_first_and_a_base_line_may_be_left_out():
+    nuts = ProductQuery(product_code="N-2", product_name="커클랜드 시그니춰 믹스넛 1.13kg", brand="커클랜드 시그니춰")
+    floss = ProductQuery(product_code="F-1", product_name="덴탈원 슬림 오리지널 치실 50m")
+
+    assert verdict(nuts, "커클랜드 믹스넛 1.13kg")[0].same_product
+    assert verdict(floss, "덴탈원 슬림 치실 50m")[0].same_product
+
+
+def test_our_model_code_says_which_part_it_is_and_a_glued_kind_word_is_ours():
+    heads = ProductQuery(product_code="B-2", product_name="덴티스 칫솔모 BH30 4개입", model_code="BH30")
+    cover = ProductQuery(product_code="C-2", product_name="소피 벨벳 쿠션커버 45x45 네이비", brand="소피")
+
+    assert verdict(heads, "Dentis Premium BH30/67 4pcs")[0].same_product
+    assert verdict(cover, "소피 벨벳 쿠션 커버 45x45 네이비")[0].same_product
+
+
+def test_a_short_latin_word_is_found_written_without_its_slash():
+    goggles = ProductQuery(product_code="G-2", product_name="알파인 I/O 스키고글", brand="알파인")
+
+    assert verdict(goggles, "알파인 IO 스키고글")[0].same_product
