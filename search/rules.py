@@ -283,7 +283,9 @@ class MadeFor(Rule):
         if (
             name.accessory_kinds
             and not set(name.accessory_kinds) & set(listing.accessory_kinds)
-            and not any(code_in(code, listing) == "exact" for code in context.product.codes)
+            # Our exact code names the part itself (HX9044 brush heads), unless the product is made for a machine
+            # whose code it carries (교체용 고무패킹 for CCP-DH06): then the code names the machine.
+            and not (not name.made_for and any(code_in(code, listing) == "exact" for code in context.product.codes))
         ):
             kind = next(iter(name.accessory_kinds))
             # Not proof: the title may name the part in the other script (Hose for 호스, brush heads for 칫솔모) or
