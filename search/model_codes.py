@@ -13,6 +13,7 @@ import re
 from search.titles import CODE_SUFFIX_CHARS, MIN_CODE_CHARS, Title, compact, is_code_like
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 
+_RATE_OR_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:mb/s|gb/s|mbps|gbps|mb|kb|oz|floz|fps|k|p)")
 MIN_CODE_PART = 3
 """A code written in parts is the product's own when each part of this length or more is in its name (SN850P PS5)."""
 
@@ -99,6 +100,8 @@ def other_code(
         if candidate.isdigit() and candidate not in listing.separated_numbers:
             continue
         written = listing.codes.get(candidate, "")
+        if any(_RATE_OR_MEASURE.fullmatch(part) for part in written.split()):
+            continue  # a rate or a measure (200MB/s, 0.5oz, 4K) is no model, nor part of one
         if " " in written and re.fullmatch(r"[a-z]{4,}|\d+", written.split()[0]):
             continue  # a word or a number beside another (FACE 1996, 1996 ECO), not a code written apart (SM S928N)
         if candidate in name_compact or all(

@@ -26,6 +26,7 @@ from functools import lru_cache
 from search.listings import ProductQuery
 from search.model_codes import code_in, other_code, other_model_number
 from search.titles import (
+    GARMENT_GROUPS,
     MIN_CODE_CHARS,
     Title,
     brand_groups_of,
@@ -57,6 +58,7 @@ from search.vocabulary import (
     NOT_WEIGHTS,
     NOTICE_WORDS,
     ONE_SIDED_VARIANTS,
+    OPPOSITES,
     PACKAGING_WORDS,
     PLAIN_WORDS,
     SELLER_WORDS,
@@ -468,6 +470,10 @@ class PackCount(Rule):
         if name.counted and name.pack_count > 1 and not listing.counted:
             # The title states no count: one unit, or the count written where no counter shows it (EB50-4).
             return Doubt(f"no count stated where the product has {name.pack_count}")
+        if not name.counted and listing.pack_count > 1 and not _MACHINES.search(listing.text):
+            # The shop states no count: its product may be a pair or a box (poles 2pcs, nail tips 30P), or one;
+            # two machines (2대) are two, whatever the shop states (SPEC §4.3: a set of two units).
+            return Doubt(f"a count of {listing.pack_count} where the product states none")
         if context.name.pack_count != context.listing.pack_count:
             return Reject(f"different pack count: {context.listing.pack_count} instead of {context.name.pack_count}")
         return None
@@ -499,6 +505,10 @@ class VariantAndLine(Rule):
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
+            said = one in name.text.split() + name.words and other in listing.text.split() + listing.words
+            if said and other not in name.words:
+                return Reject(f"{other} where the product is {one}")
         ours, theirs = _networks(name), _networks(listing)
         if ours and theirs and not ours & theirs:
             return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")
@@ -511,7 +521,14 @@ class VariantAndLine(Rule):
         if added and dropped:
             # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
             return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
-        extra_lines = {line for line in listing.lines - name.lines if not _part_of_a_word(line, listing, name)}
+        extra_lines = {
+            line
+            for line in listing.lines - name.lines
+            if not _part_of_a_word(line, listing, name)
+            # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
+            and not _inside_our_word(line, listing, context.product)
+            and not _glued_to_a_colour(line, listing)
+        }
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
         if name.colours and listing.colours - name.colours:
@@ -647,6 +664,20 @@ class Identity(Rule):
             for word in listing.words
             if word in KIND_WORDS and not _word_found(word, name) and word not in own_kinds
         ]
+        replaced = [
+            (ours, theirs)
+            for ours in missing
+            for theirs in own_kinds
+            if ours in _KIND_GROUP_OF
+            and not _KIND_GROUP_OF[ours] & _KIND_GROUP_OF[theirs]
+            # Garments only: there a kind names the cut (a vest, a jacket); elsewhere a product names several
+            # kinds of one thing (헤어 드라이어, 정품 필터 for an air purifier's filter).
+            and _KIND_GROUP_OF[ours] | _KIND_GROUP_OF[theirs] <= GARMENT_GROUPS
+        ]
+        if replaced:
+            # 자켓 where the product says 패딩 베스트: a kind word of the product's other group put in place of ours.
+            ours, theirs = replaced[0]
+            return Doubt(f"{theirs} where the product is a {ours}")
         if own_kinds:
             missing = [word for word in missing if not _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
             found = len(core) - len(missing)
@@ -868,6 +899,17 @@ def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
     return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
 
 
+def _glued_to_a_colour(line: str, listing: Title) -> bool:
+    """The line's word glued before a colour in the title (라임그린, 피치핑크): a shade, not a flavour."""
+    spelled = {compact(raw) for raw in listing.spellings.get(line, set())} | {compact(line)}
+    return any(
+        word.startswith(piece) and word != piece and colour_named(word[len(piece) :])
+        for word in listing.plain.split()
+        for piece in spelled
+        if piece
+    )
+
+
 def _inside_our_word(word: str, listing: Title, product: Product) -> bool:
     """`word` as the title spells it is part of a longer word of the product that the title also spells (쿠션 in
     쿠션커버, written 쿠션 커버): the product's own word, written apart."""
@@ -957,6 +999,9 @@ def _other_script_may_say(missing: list[str], listing: Title) -> bool:
         for word in listing.words
         for script in scripts
     )
+
+
+_MACHINES = re.compile(r"(?<![0-9])\d+\s*대(?![가-힣])")
 
 
 def _same_total(name: Title, listing: Title) -> bool:

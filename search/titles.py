@@ -454,7 +454,8 @@ _DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+)(?![0-9a-z])")
 _SHOE_RANGE = re.compile(r"(?<![0-9])(\d{3})\s*(?:mm)?\s*[~-]\s*(\d{3})(?![0-9])")
 _SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
 # Kind words of clothes: in a title naming one, a lone S/M/L/XL is its size.
-_GARMENT_WORDS = frozenset().union(*(KIND_GROUPS[group] for group in ("tops", "bottoms", "outer", "underwear")))
+GARMENT_GROUPS = frozenset({"tops", "bottoms", "outer", "vests", "underwear"})
+_GARMENT_WORDS = frozenset().union(*(KIND_GROUPS[group] for group in GARMENT_GROUPS))
 _SIZE_CONTEXT = re.compile(r"사이즈|size|치수")
 
 

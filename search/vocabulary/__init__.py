@@ -62,7 +62,7 @@ from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATI
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
-from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, VARIANTS
+from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, OPPOSITES, VARIANTS
 
 __all__ = [
     "ACCESSORY_KINDS",
@@ -105,6 +105,7 @@ __all__ = [
     "NOT_CONDITION",
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",
+    "OPPOSITES",
     "PACKAGING_WORDS",
     "PACK_WORDS",
     "PHRASE_SPELLINGS",

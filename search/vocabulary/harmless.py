@@ -54,7 +54,7 @@ SELLER_WORDS = frozenset(
     }
     | {"압축배송", "박스포장", "개별포장", "낱개", "사이즈", "size", "자급제", "자급제폰", "언락", "unlocked"}
     # Shipping, stock and sale words of any marketplace listing, whatever it sells.
-    | {"국내배송", "재고보유", "무료반품", "무배", "한정수량", "타임특가", "정가", "sale", "hot", "베스트", "히트"}
+    | {"국내배송", "재고보유", "무료반품", "무배", "한정수량", "타임특가", "정가", "sale", "hot", "히트"}
     | {"수입정품", "본사정품", "총판", "관부가세", "관부가세포함", "포함"}
     # Where it was bought and how it is wrapped: a department-store unit with its bag is the same new unit.
     | {"백화점", "백화점정품", "쇼핑백", "선물포장", "코스트코", "이마트", "트레이더스"}

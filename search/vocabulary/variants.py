@@ -44,6 +44,12 @@ LINE_WORDS = (
     "edition", "bundle", "번들", "패키지", "콤보", "combo", "isolate", "아이솔레이트", "gore-tex", "고어텍스",
 )  # fmt: skip
 
+# Words that exclude each other: a title saying one where the product says the other is another product (frozen
+# pork for chilled, a men's suit for a women's). Compared only when the product names one of the pair.
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("냉장", "냉동"), ("생물", "냉동"), ("남성", "여성"), ("왼손", "오른손"), ("유광", "무광"), ("성인", "아동"),
+)  # fmt: skip
+
 # How a device connects: a Wi-Fi tablet is not its 5G/LTE sibling. Compared only when both sides name one.
 NETWORKS: dict[str, tuple[str, ...]] = {
     "wifi": ("wifi", "wi-fi", "와이파이"),

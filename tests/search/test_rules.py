@@ -718,3 +718,41 @@ def test_a_short_latin_word_is_found_written_without_its_slash():
     goggles = ProductQuery(product_code="G-2", product_name="알파인 I/O 스키고글", brand="알파인")
 
     assert verdict(goggles, "알파인 IO 스키고글")[0].same_product
+
+
+# --- general causes of misses on the fourth blind set (tests/search/judge_corpus/blind4/), fixed after its
+# first-sight score; each on invented products ---------------------------------------------------------------
+def test_a_word_opposite_to_the_products_is_another_product():
+    pork = ProductQuery(product_code="M-1", product_name="한들농장 목살 구이용 500g (냉장)")
+
+    ruled, is_sure = verdict(pork, "한들농장 냉동 목살 구이용 500g")
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_vest_is_not_a_jacket():
+    vest = ProductQuery(product_code="V-1", product_name="알프스 라이트 패딩 베스트 L", brand="알프스")
+
+    assert not verdict(vest, "알프스 라이트 패딩 자켓 L")[0].same_product
+
+
+def test_a_rate_or_a_measure_beside_our_code_is_no_other_model():
+    card = ProductQuery(product_code="SD-1", product_name="메모리원 울트라 SD카드 128GB", model_code="MO-U128")
+
+    ruled, _ = verdict(card, "MemoryOne Ultra SD카드 MO-U128 128GB 170MB/s")
+    assert ruled.same_product
+
+
+def test_a_count_where_the_product_states_none_is_doubted_but_two_machines_are_two():
+    poles = ProductQuery(product_code="P-2", product_name="산길 카본 트레킹폴", brand="산길")
+
+    ruled, is_sure = verdict(poles, "산길 카본 트레킹폴 2개입 1세트")
+    assert (ruled.uncertain, is_sure) == (True, False)
+    assert verdict(CLEANER, "다이슨 V15 디텍트 무선청소기 2대 세트")[1]
+
+
+def test_a_line_word_glued_to_a_colour_or_inside_our_own_word_is_no_line():
+    shaver = ProductQuery(product_code="S-2", product_name="루미 원컷 QX200 전기면도기", model_code="QX200")
+    tuna = ProductQuery(product_code="T-2", product_name="바다찬 라이트스탠다드 참치 135g 10캔", brand="바다찬")
+
+    assert verdict(shaver, "루미 원컷 QX200, 1개, 라임그린")[0].same_product
+    assert verdict(tuna, "바다찬 라이트 스탠다드 참치 135그램 10캔")[0].same_product
