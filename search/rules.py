@@ -17,11 +17,8 @@ is found. Every rule names the vocabulary file it reads (search/vocabulary/).
 
 from __future__ import annotations
 
-import difflib
-import itertools
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from search.listings import ProductQuery
 from search.model_codes import code_in, other_code, other_model_number
@@ -30,45 +27,51 @@ from search.titles import (
     MIN_CODE_CHARS,
     Title,
     brand_groups_of,
-    canonical,
-    colour_named,
     compact,
     is_code_like,
-    loan_spelling,
     normalise,
     read_title,
-    sound_keys,
 )
 from search.vocabulary import (
-    ACCESSORY_KINDS,
     BRAND_ALIASES,
-    BRAND_LINES,
-    CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
-    COLOURS,
-    CORPORATE_WORDS,
     DEFAULT_LINE_WORDS,
-    DESCRIPTORS,
-    IMPLIED_BY,
-    KIND_GROUPS,
     KIND_WORDS,
-    LOOKALIKE_AFTER_BRAND,
-    MADE_FOR_WORDS,
-    NETWORKS,
     NOT_WEIGHTS,
-    NOTICE_WORDS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
-    PACKAGING_WORDS,
-    PLAIN_WORDS,
-    SELLER_WORDS,
-    STOP_WORDS,
-    TRANSLITERATIONS,
-    USAGE_WORDS,
+)
+from search.word_evidence import (
+    HARMLESS,
+    KIND_GROUP_OF,
+    LINE_WORDS_OF,
+    before_a_colour,
+    beside_name,
+    brand_spelled,
+    code_shaped,
+    code_words,
+    found_or_sized,
+    glued_in,
+    glued_to_a_colour,
+    glued_to_name,
+    inside_our_word,
+    is_naming,
+    naming_word_of,
+    networks,
+    other_script_may_say,
+    overlaps,
+    part_of_a_name,
+    part_of_a_word,
+    same_total,
+    shape,
+    show,
+    size_word,
+    sounds_like_one_of,
+    styled_after,
+    unexplained_words,
+    word_found,
 )
 
-FUZZY_WORD_RATIO = 0.85
-"""difflib ratio at which a long word counts as found (spelling variants)."""
 UNRELATED_SHARE = 0.34
 """Below this share of the product's naming words a title is about something else (sure)."""
 SOLD_BY = frozenset({"volume", "weight"})
@@ -78,15 +81,6 @@ NAME_CODE_DIGITS = 2
 BESIDE = True
 YIELD_COUNT = 100
 """A count this large where the product states none is more likely a yield or a sheet count than that many units."""
-MIN_SOUND_KEY = 3
-"""Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
-MIN_BRAND_WORD = 3
-"""A brand of several words is named by its first word alone when that word has this many letters."""
-SHORT_SOUND_KEY = 2
-SHORT_KEY_LETTERS = 4
-SHORT_KEY_SYLLABLES = 2
-"""A two-consonant key is enough when the Latin word has this many letters and the Hangul this many syllables
-(CURIO 큐리오, JUICY 쥬시): the vowels between carry the rest of the word's shape."""
 SET_NUMBER_DIGITS = 5
 """A number this long in the product name is its model code (a LEGO set 42056, a book's ISBN), not a measure."""
 FAR_BELOW_SHARE = 0.5
@@ -100,33 +94,10 @@ room for a real sale and still catches those."""
 
 PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
-HARMLESS = frozenset(
-    STOP_WORDS
-    | SELLER_WORDS
-    | NOTICE_WORDS
-    | PACKAGING_WORDS
-    | DESCRIPTORS
-    | PLAIN_WORDS
-    | CORPORATE_WORDS
-    | USAGE_WORDS
-)
-"""Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
-_COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)
-_BRAND_WORDS = frozenset(word for aliases in BRAND_ALIASES for alias in aliases for word in alias.split())
-_KIND_GROUP_OF: dict[str, frozenset[str]] = {}
-for _group, _words in KIND_GROUPS.items():
-    for _word in _words:
-        _KIND_GROUP_OF[_word] = _KIND_GROUP_OF.get(_word, frozenset()) | {_group}
-_BRAND_COMPACTS = frozenset(compact(alias) for aliases in BRAND_ALIASES for alias in aliases)
-_ACCESSORY_SPELLINGS = {spelling: kind for kind, spellings in ACCESSORY_KINDS.items() for spelling in spellings}
-_MADE_FOR_STEMS = ("리필", "교체", "전용")
-_LINE_WORDS_OF: dict[int, frozenset[str]] = {
-    group: frozenset(piece for line in BRAND_LINES.get(aliases[0], ()) for piece in canonical(line))
-    for group, aliases in enumerate(BRAND_ALIASES)
-}
-_DATE = re.compile(r"\d{2,4}[./-]\d{1,2}(?:[./-]\d{1,2})?|\d{4}년?")
-# One Hangul syllable left over from a glued word (형, 용, 향, 맛): an ending, not a word.
-_ONE_SYLLABLE = re.compile(r"[가-힣]")
+
+
+_MACHINES = re.compile(r"(?<![0-9])\d+\s*대(?![가-힣])")
+"""N대: a count of machines."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +169,7 @@ class Product:
             )
         spelled = compact(query.brand or "")
         brand_in_name = bool(name.brand_groups) or bool(spelled and spelled in compact(query.product_name))
-        kinds = frozenset().union(*(_KIND_GROUP_OF.get(word, frozenset()) for word in name.words))
+        kinds = frozenset().union(*(KIND_GROUP_OF.get(word, frozenset()) for word in name.words))
         return cls(
             query=query,
             title=name,
@@ -231,7 +202,7 @@ class Context:
 
     @property
     def ours_named(self) -> bool:
-        return bool(self.product.brand_groups & self.listing.brand_groups) or _brand_spelled(
+        return bool(self.product.brand_groups & self.listing.brand_groups) or brand_spelled(
             self.product.query.brand, self.listing
         )
 
@@ -302,7 +273,7 @@ def _platform_of(word: str, context: Context) -> bool:
     stem = word.removesuffix("용")
     if not stem or stem == word or stem not in context.name.words:
         return False
-    lines_of = [group for group, lines in _LINE_WORDS_OF.items() if stem in lines]
+    lines_of = [group for group, lines in LINE_WORDS_OF.items() if stem in lines]
     spelled = context.name.brand_groups | brand_groups_of([normalise(context.product.query.brand or "")])
     return bool(lines_of) and not set(lines_of) & spelled
 
@@ -311,7 +282,7 @@ def _sells_something_else(context: Context, stems: list[str]) -> bool:
     """The listing names, besides "<our word>용", a thing the product lacks: that thing is what it sells."""
     stem_words = {piece for stem in stems for piece in read_title(stem.removesuffix("용")).words}
     extra = [word for word in unexplained_words(context.product, context.listing) if word not in stem_words]
-    return any(_is_naming(word) for word in extra if not word.endswith("용"))
+    return any(is_naming(word) for word in extra if not word.endswith("용"))
 
 
 def _priced_as_the_product(context: Context) -> bool:
@@ -362,14 +333,14 @@ class OtherBrand(Rule):
         listing, product = context.listing, context.product
         if listing.lookalike and not context.name.lookalike:
             return Reject(f"a look-alike or substitute ({listing.lookalike})")
-        styled = _styled_after(listing, product)
+        styled = styled_after(listing, product)
         if styled:
             return Reject(f"a look-alike or substitute ({styled})")
         others = {
             group
             for group in listing.brand_groups - product.brand_groups
             # Braun for 브라운: the product's own word in the other script, not another maker.
-            if not any(_sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
+            if not any(sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
         }
         if others and not context.ours_named:
             return Reject(f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}")
@@ -426,10 +397,10 @@ class MeasureAndSize(Rule):
                 # "5g" reads as a network where nothing says otherwise; beside a product sold by weight it is one.
                 offered = {float(word[:-1]) for word in listing.words if word in NOT_WEIGHTS} or None
             if offered and not offered & values:
-                if _same_total(name, listing):
+                if same_total(name, listing):
                     # 5kg x 2 for 10kg: the same total in smaller units, or two products; never sure.
-                    return Doubt(f"{_show(offered)} x {listing.pack_count} for {_show(values)}")
-                return Reject(f"different {dimension}: {_show(offered)} instead of {_show(values)}")
+                    return Doubt(f"{show(offered)} x {listing.pack_count} for {show(values)}")
+                return Reject(f"different {dimension}: {show(offered)} instead of {show(values)}")
         for dimension, values in name.sizes.items():
             offered = listing.sizes.get(dimension)
             if offered and not offered & values:
@@ -447,7 +418,7 @@ class MeasureAndSize(Rule):
         for dimension, values in name.measures.items():
             offered = listing.measures.get(dimension) or set()
             if offered - values:
-                return Doubt(f"{dimension} {_show(offered)} for {_show(values)}")
+                return Doubt(f"{dimension} {show(offered)} for {show(values)}")
         return None
 
 
@@ -465,7 +436,7 @@ class PackCount(Rule):
         if (name.bare_count and listing.pack_count == 1) or (listing.bare_count and name.pack_count == 1):
             # "+2x100" may be a size (#2 x 100mm) as well as a count: no counter word says which.
             return Doubt(f"a count of {max(name.pack_count, listing.pack_count)} read from a bare multiplication")
-        if _same_total(name, listing):
+        if same_total(name, listing):
             return Doubt(f"{listing.pack_count} smaller units for the product's one")
         if name.counted and name.pack_count > 1 and not listing.counted:
             # The title states no count: one unit, or the count written where no counter shows it (EB50-4).
@@ -492,13 +463,13 @@ class VariantAndLine(Rule):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
                 continue
             says = variant in listing.variants
-            if _glued_in(variant, name if says else listing):
+            if glued_in(variant, name if says else listing):
                 # 프로스태프 for Pro Staff: the variant's word is glued inside a word of the other side.
                 continue
             side = "the title says" if says else "the title lacks"
             if context.code_found:
                 # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
-                if says or variant in _code_words(context.product):
+                if says or variant in code_words(context.product):
                     # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
                     return Doubt(f"different variant: {side} {variant}")
                 return Caution(f"{side} {variant}")
@@ -509,25 +480,23 @@ class VariantAndLine(Rule):
             said = one in name.text.split() + name.words and other in listing.text.split() + listing.words
             if said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
-        ours, theirs = _networks(name), _networks(listing)
+        ours, theirs = networks(name), networks(listing)
         if ours and theirs and not ours & theirs:
             return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")
         shades_ours = set(name.words) & COLOUR_QUALIFIERS
         shades_theirs = set(listing.words) & COLOUR_QUALIFIERS
-        added = {shade for shade in shades_theirs - shades_ours if not _sounds_like_one_of(shade, list(shades_ours))}
-        dropped = {
-            shade for shade in shades_ours - shades_theirs if not _sounds_like_one_of(shade, list(shades_theirs))
-        }
+        added = {shade for shade in shades_theirs - shades_ours if not sounds_like_one_of(shade, list(shades_ours))}
+        dropped = {shade for shade in shades_ours - shades_theirs if not sounds_like_one_of(shade, list(shades_theirs))}
         if added and dropped:
             # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
             return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
         extra_lines = {
             line
             for line in listing.lines - name.lines
-            if not _part_of_a_word(line, listing, name)
+            if not part_of_a_word(line, listing, name)
             # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
-            and not _inside_our_word(line, listing, context.product)
-            and not _glued_to_a_colour(line, listing)
+            and not inside_our_word(line, listing, context.product)
+            and not glued_to_a_colour(line, listing)
         }
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
@@ -551,13 +520,13 @@ class ExtraWords(Rule):
         other_kinds = [
             word
             for position, word in enumerate(listing.words)
-            if word in _KIND_GROUP_OF
+            if word in KIND_GROUP_OF
             and product.kind_groups
-            and not _KIND_GROUP_OF[word] & product.kind_groups
-            and not _word_found(word, context.name)
+            and not KIND_GROUP_OF[word] & product.kind_groups
+            and not word_found(word, context.name)
             # 쿠션 커버 for 쿠션커버: with its neighbour it is the product's own kind word.
-            and not _part_of_a_name(listing.words, position, product)
-            and not _inside_our_word(word, listing, product)
+            and not part_of_a_name(listing.words, position, product)
+            and not inside_our_word(word, listing, product)
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
@@ -569,8 +538,8 @@ class ExtraWords(Rule):
                 word
                 for position, word in enumerate(words[1:-1], start=1)
                 if word in KIND_WORDS
-                and not _word_found(word, context.name)
-                and all(_naming_word_of(words[position + step], product) for step in (-1, 1))
+                and not word_found(word, context.name)
+                and all(naming_word_of(words[position + step], product) for step in (-1, 1))
             ]
             if inside:
                 return Doubt(f"a kind word inside the name: {inside[0]}")
@@ -581,13 +550,13 @@ class ExtraWords(Rule):
             and len(word) == 1
             and word not in context.name.words
             # S, M, L read as a size where the title is a garment's; elsewhere a variant letter (I/O MAG S).
-            and not any(_size_word(word) in values for values in listing.sizes.values())
-            and not _part_of_a_name(listing.words, position, product)
+            and not any(size_word(word) in values for values in listing.sizes.values())
+            and not part_of_a_name(listing.words, position, product)
         ]
         letters = [
             word
             for word in letters
-            if _beside_name(word, product, listing)
+            if beside_name(word, product, listing)
             and not re.search(rf"(?<![0-9a-z]){word}(?=[가-힣]|-?type)", listing.plain)
         ]
         if letters:
@@ -597,17 +566,15 @@ class ExtraWords(Rule):
         extra = unexplained_words(product, listing)
         if not extra:
             return None
-        glued = [word for word in extra if _glued_to_name(word, product)]
+        glued = [word for word in extra if glued_to_name(word, product)]
         if glued:
             return Doubt(f"a word glued to the name: {glued[0]}")
-        codes = [word for word in extra if _code_shaped(word) and any(_shape(word) == _shape(c) for c in product.codes)]
+        codes = [word for word in extra if code_shaped(word) and any(shape(word) == shape(c) for c in product.codes)]
         if codes:
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
-        naming = [word for word in extra if _is_naming(word) and not word.isascii()]
+        naming = [word for word in extra if is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
-        beside = [
-            word for word in naming if _beside_name(word, product, listing) and not _before_a_colour(word, listing)
-        ]
+        beside = [word for word in naming if beside_name(word, product, listing) and not before_a_colour(word, listing)]
         if beside:
             return Doubt(f"a word beside the name: {' '.join(beside[:3])}")
         if naming and product.sold_by_measure:
@@ -647,46 +614,46 @@ class Identity(Rule):
             return None
         product, listing, name = context.product, context.listing, context.name
         core = name.core_words
-        missing = [word for word in core if not _found_or_sized(word, listing, name)]
+        missing = [word for word in core if not found_or_sized(word, listing, name)]
         found = len(core) - len(missing)
         share = found / len(core) if core else 0.0
         said = f"{found} of {len(core)} name words in the title"
-        if core and share < UNRELATED_SHARE and not context.ours_named and not _overlaps(core, listing):
-            if not _other_script_may_say(missing, listing):
+        if core and share < UNRELATED_SHARE and not context.ours_named and not overlaps(core, listing):
+            if not other_script_may_say(missing, listing):
                 return Reject(said)
             # 믹스넛 for Mixed Nuts, 빠르펭 for Parfum: the title may say our words in the other script, in a
             # spelling no sound key reads; the LLM settles it.
             return Doubt(f"{said}; the title may say them in the other script")
         # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
-        own_kinds = [word for word in listing.words if _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+        own_kinds = [word for word in listing.words if KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
         other_kinds = [
             word
             for word in listing.words
-            if word in KIND_WORDS and not _word_found(word, name) and word not in own_kinds
+            if word in KIND_WORDS and not word_found(word, name) and word not in own_kinds
         ]
         replaced = [
             (ours, theirs)
             for ours in missing
             for theirs in own_kinds
-            if ours in _KIND_GROUP_OF
-            and not _KIND_GROUP_OF[ours] & _KIND_GROUP_OF[theirs]
+            if ours in KIND_GROUP_OF
+            and not KIND_GROUP_OF[ours] & KIND_GROUP_OF[theirs]
             # Garments only: there a kind names the cut (a vest, a jacket); elsewhere a product names several
             # kinds of one thing (헤어 드라이어, 정품 필터 for an air purifier's filter).
-            and _KIND_GROUP_OF[ours] | _KIND_GROUP_OF[theirs] <= GARMENT_GROUPS
+            and KIND_GROUP_OF[ours] | KIND_GROUP_OF[theirs] <= GARMENT_GROUPS
         ]
         if replaced:
             # 자켓 where the product says 패딩 베스트: a kind word of the product's other group put in place of ours.
             ours, theirs = replaced[0]
             return Doubt(f"{theirs} where the product is a {ours}")
         if own_kinds:
-            missing = [word for word in missing if not _KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+            missing = [word for word in missing if not KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
             found = len(core) - len(missing)
             said = f"{found} of {len(core)} name words in the title"
         can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
             # that names one (그린 무라벨, 스파클링) may be another product of the brand.
-            named = [word for word in listing.core_words if word not in can_be_left_out and not _word_found(word, name)]
+            named = [word for word in listing.core_words if word not in can_be_left_out and not word_found(word, name)]
             if named:
                 return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
         if missing and (other_kinds or not all(word in can_be_left_out for word in missing) or found == 0):
@@ -745,375 +712,8 @@ def judge_context(context: Context) -> RuleVerdict:
             return RuleVerdict(True, False, False, f"model code {ours} matches, but {'; '.join(cautions[:2])}")
         return RuleVerdict(True, context.code_exact, False, f"model code {ours} matches", strong=True)
     core = context.name.core_words
-    found = sum(_word_found(word, context.listing, context.name.spellings.get(word, set())) for word in core)
+    found = sum(word_found(word, context.listing, context.name.spellings.get(word, set())) for word in core)
     said = f"{found} of {len(core)} name words in the title"
     if cautions:
         return RuleVerdict(True, False, False, f"{said}, but {'; '.join(cautions[:2])}")
     return RuleVerdict(True, False, False, said, strong=True)
-
-
-# --- what a listing says beyond the product -----------------------------------------------------------------
-
-
-def unexplained_words(product: Product, listing: Title) -> list[str]:
-    """The listing's words that neither the product nor a known harmless mark explains (in title order)."""
-    name = product.title
-    extra = []
-    for word in listing.words:
-        if _explained(word, product, listing):
-            continue
-        if word not in extra and not _word_found(word, name, set()):
-            extra.append(word)
-    return extra
-
-
-def _explained(word: str, product: Product, listing: Title) -> bool:
-    name = product.title
-    if word in name.words or word in HARMLESS or word in KIND_WORDS or word in DEFAULT_LINE_WORDS:
-        return True
-    if word in _COLOUR_WORDS or word in COLOUR_QUALIFIERS or word in _BRAND_WORDS or colour_named(word):
-        return True
-    if _ONE_SYLLABLE.fullmatch(word) or (len(word) == 1 and word.isascii()):
-        return True
-    if _DATE.fullmatch(word):
-        return True
-    if IMPLIED_BY.get(word) in listing.words:
-        return True
-    # A made-for mark where the product is itself a part or an accessory (교체용 칫솔모, 리필모 for 칫솔모).
-    if name.accessory_kinds and (word in MADE_FOR_WORDS or word.startswith(_MADE_FOR_STEMS)):
-        return True
-    # A line only our brand sells (플스 for a PlayStation): it names the brand, not another product.
-    if any(word in _LINE_WORDS_OF.get(group, ()) for group in product.brand_groups):
-        return True
-    compacted = compact(word)
-    if compacted and len(compacted) >= 2 and (compacted in name.compact or compacted in name.raw_compact):
-        return True
-    # A size the listing states (퀸사이즈, 270): the size rule compares it.
-    if any(_size_word(word) in values for values in listing.sizes.values()):
-        return True
-    # "펌프포함", "케이스포함": what comes in the box with the product.
-    if len(word) >= 3 and word.endswith(("포함", "구성")):
-        return True
-    # The same word in the other script, by its sound (스타우브 = staub, 꼬꼬떼 = cocotte), alone or with its
-    # neighbour (Mix Media for 믹스미디어).
-    if _sounds_like_one_of(word, name.words) or _part_of_a_word(word, listing, name):
-        return True
-    if any(
-        compacted.startswith(code) or compacted in code or code in compacted
-        for code in product.codes
-        if len(compacted) >= 3
-    ):
-        return True  # our code, whole, extended or written in parts (SM S928N)
-    # An accessory word the accessory reading set aside (알루미늄 케이스 is a watch's own case).
-    if word in _ACCESSORY_SPELLINGS and _ACCESSORY_SPELLINGS[word] not in listing.accessory_kinds:
-        return True
-    # The product's brand as the shop spelled it, or a part of it (매일 for 매일유업).
-    brand = compact(product.query.brand or "")
-    if brand and len(compacted) >= 2 and (compacted in brand or brand in compacted):
-        return True
-    # A model code where the product has none: evidence neither way (a sibling's code is OtherModel's business).
-    if not product.codes and is_code_like(word) and len(compacted) >= MIN_CODE_CHARS:
-        return True
-    # A glued word made only of explained pieces (강아지사료, 라이트스탠다드, 흰검).
-    pieces = _pieces(word, product)
-    return pieces is not None
-
-
-def _size_word(word: str) -> str:
-    from search.vocabulary import BEDDING_SIZES
-
-    return BEDDING_SIZES.get(word) or CLOTHING_SIZES.get(word) or word
-
-
-def _sounds_like_one_of(word: str, words: list[str]) -> bool:
-    """`word` sounds like one of `words` written in the other script, or like two of them side by side
-    (퍼마소프트 = PERMA SOFT)."""
-    latin = word.isascii()
-    others = [other for other in words if other.isascii() != latin]
-    pairs = [
-        first + second for first, second in itertools.pairwise(words) if first.isascii() == second.isascii() != latin
-    ]
-    return any(_sound_alike(word, other) for other in [*others, *pairs])
-
-
-def _sound_alike(one: str, other: str) -> bool:
-    """Two words in different scripts share a reading with MIN_SOUND_KEY consonants, or with two when both
-    are long enough that two consonants are a shape, not a chance (큐리오 = CURIO, 트윈 = TWIN; icona is not
-    enough for 아이코나 by sound alone)."""
-    shared = sound_keys(one) & sound_keys(other)
-    if not shared:
-        return False
-    longest = max(len(re.sub(r"#[\d.]+", "", key)) for key in shared)
-    if longest >= MIN_SOUND_KEY:
-        return True
-    latin, hangul = (one, other) if one.isascii() else (other, one)
-    letters = sum(char.isalpha() for char in latin)
-    syllables = sum(0xAC00 <= ord(char) < 0xAC00 + 11172 for char in hangul)
-    return longest == SHORT_SOUND_KEY and letters >= SHORT_KEY_LETTERS and syllables >= SHORT_KEY_SYLLABLES
-
-
-def _pieces(word: str, product: Product) -> list[str] | None:
-    """`word` cut into pieces each explained on its own (product words, kind words, harmless marks), if it can be."""
-    if len(word) < 3 or word.isascii():
-        return None
-    known = set(product.title.words) | HARMLESS | KIND_WORDS | _COLOUR_WORDS | _BRAND_WORDS | DEFAULT_LINE_WORDS
-    known |= COLOUR_QUALIFIERS
-    known |= {spelling for spellings in product.title.spellings.values() for spelling in spellings}
-
-    def cut(rest: str) -> list[str] | None:
-        if not rest:
-            return []
-        for size in range(len(rest), 0, -1):
-            head = rest[:size]
-            spelled = canonical(head)
-            if head in known or (len(spelled) == 1 and spelled[0] in known) or (size == 1 and rest == head):
-                tail = cut(rest[size:])
-                if tail is not None:
-                    return [head, *tail]
-        return None
-
-    found = cut(word)
-    return found if found and len(found) > 1 else None
-
-
-def _glued_to_name(word: str, product: Product) -> bool:
-    """A naming word glued to a word of the product's name: the name with something stuck before or after it
-    (김치왕교자 for 왕교자, 초코파이바나나) that is not an explained piece."""
-    if word.isascii() or len(word) < 3:
-        return False
-    for core in product.title.core_words:
-        if len(core) < 2 or core.isascii() or core == word or core not in word:
-            continue
-        rest = word.replace(core, "", 1)
-        if len(rest) >= 2 and not _explained(rest, product, product.title):
-            return True
-    return False
-
-
-def _part_of_a_name(words: list[str], position: int, product: Product) -> bool:
-    """The word with a neighbour spells a word of the product or a brand (3 in 1 for 3in1, Levi's)."""
-    word = words[position]
-    joined = [words[position - 1] + word] if position else []
-    joined += [word + words[position + 1]] if position + 1 < len(words) else []
-    name = product.title.compact + compact(product.query.product_name)
-    return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
-
-
-def _glued_to_a_colour(line: str, listing: Title) -> bool:
-    """The line's word glued before a colour in the title (라임그린, 피치핑크): a shade, not a flavour."""
-    spelled = {compact(raw) for raw in listing.spellings.get(line, set())} | {compact(line)}
-    return any(
-        word.startswith(piece) and word != piece and colour_named(word[len(piece) :])
-        for word in listing.plain.split()
-        for piece in spelled
-        if piece
-    )
-
-
-def _inside_our_word(word: str, listing: Title, product: Product) -> bool:
-    """`word` as the title spells it is part of a longer word of the product that the title also spells (쿠션 in
-    쿠션커버, written 쿠션 커버): the product's own word, written apart."""
-    spelled = {compact(raw) for raw in listing.spellings.get(word, set())} | {compact(word)}
-    ours = [compact(theirs) for theirs in product.query.product_name.split() if len(compact(theirs)) >= 3]
-    return any(
-        piece and piece in our_word and piece != our_word and our_word in listing.raw_compact
-        for piece in spelled
-        for our_word in ours
-    )
-
-
-def _part_of_a_word(word: str, listing: Title, name: Title) -> bool:
-    """`word` with a neighbour is a word of the product's name written in the other script (GOAL ZERO = 골제로):
-    part of a name, not a flavour or a line of its own."""
-    words = listing.words
-    for position, candidate in enumerate(words):
-        if candidate != word:
-            continue
-        joined = [words[position - 1] + word] if position else []
-        joined += [word + words[position + 1]] if position + 1 < len(words) else []
-        if any(_sounds_like_one_of(piece, name.words) for piece in joined):
-            return True
-    return False
-
-
-def _networks(title: Title) -> set[str]:
-    words = set(title.words) | set(title.text.split())
-    return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
-
-
-def _glued_in(variant: str, title: Title) -> bool:
-    """The variant written inside a longer word of `title`, in either script (프로스태프 holds 프로)."""
-    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
-    return any(spelling in word and spelling != word for word in title.text.split() for spelling in spellings)
-
-
-def _beside_name(word: str, product: Product, listing: Title) -> bool:
-    """`word` stands right before or after a naming word of the product (초코파이 쿠키앤크림, 수제 왕교자): a
-    flavour, line or edition is written there; descriptions come after the whole name."""
-    words = listing.words
-    core = [word for word in product.title.core_words if word not in KIND_WORDS and word not in HARMLESS]
-    for position, candidate in enumerate(words):
-        if candidate != word:
-            continue
-        neighbours = words[max(position - 1, 0) : position] + words[position + 1 : position + 2]
-        for neighbour in neighbours:
-            codes = [code for code in product.codes if len(code) >= MIN_CODE_CHARS]
-            if not word.isascii() and any(compact(neighbour).startswith(code) for code in codes):
-                return True  # beside our model code (QXD8000 알파)
-            if any(_word_found(core_word, _one(neighbour)) for core_word in core):
-                return True
-    return False
-
-
-def _before_a_colour(word: str, listing: Title) -> bool:
-    """A Hangul `word` right before a colour word (린넨 블랙, 새벽 그레이): a shade's name, not a line of the product
-    (still a word the product lacks: the verdict is not sure). A Latin one may be a colour code (BKS 블랙)."""
-    words = listing.words
-    return not word.isascii() and any(
-        candidate == word and position + 1 < len(words) and colour_named(words[position + 1])
-        for position, candidate in enumerate(words)
-    )
-
-
-def _naming_word_of(word: str, product: Product) -> bool:
-    """`word` is one of the product's naming words (not its brand, kind or a harmless mark)."""
-    return _is_naming(word) and word in product.title.core_words and word not in KIND_WORDS and word not in HARMLESS
-
-
-@lru_cache(maxsize=8192)
-def _one(word: str) -> Title:
-    """One word read as a title (cached: a page asks for the same neighbours again; callers only read it)."""
-    return read_title(word)
-
-
-def _shape(word: str) -> str:
-    """A code's shape: letters as a, digits as 9 (PG945 and CL946 are both aa999; 60337 and 60205 are 99999)."""
-    return re.sub("[a-z가-힣]", "a", re.sub("[0-9]", "9", compact(word)))
-
-
-def _other_script_may_say(missing: list[str], listing: Title) -> bool:
-    """Our missing words are in one script and the title names things in the other (Hangul name, Latin title)."""
-    scripts = {word.isascii() for word in missing if _is_naming(word)}
-    return any(
-        len(word) >= 3 and word.isascii() != script and not any(char.isdigit() for char in word)
-        for word in listing.words
-        for script in scripts
-    )
-
-
-_MACHINES = re.compile(r"(?<![0-9])\d+\s*대(?![가-힣])")
-
-
-def _same_total(name: Title, listing: Title) -> bool:
-    """The title sells our measure in smaller units (5kg x 2 for 10kg, 500ml x 2 for 1L) where we sell one."""
-    if listing.pack_count <= 1 or name.pack_count != 1:
-        return False
-    return any(
-        {value * listing.pack_count for value in listing.measures.get(dimension, ())} & values
-        for dimension, values in name.measures.items()
-    )
-
-
-def _code_words(product: Product) -> set[str]:
-    """The words of the shop's model code (archer, t3u, plus for "Archer T3U Plus")."""
-    return set(normalise(product.query.model_code or "").split())
-
-
-def _code_shaped(word: str) -> bool:
-    """A model code or a set number: letters with two digits or more, or four digits or more (60205)."""
-    compacted = compact(word)
-    digits = sum(char.isdigit() for char in compacted)
-    return (is_code_like(compacted) and digits >= 2 and len(compacted) >= 4) or (compacted.isdigit() and digits >= 4)
-
-
-def _is_naming(word: str) -> bool:
-    """A word that may name a product, a flavour or a line: two or more letters, no digit."""
-    if any(char.isdigit() for char in word):
-        return False
-    return len(word) >= 2 and (bool(re.search("[가-힣]", word)) or word.isalpha())
-
-
-def _styled_after(listing: Title, product: Product) -> str | None:
-    """A look-alike word right after a brand or the product's own name ("다이슨 스타일", "다이슨st")."""
-    words = listing.words
-    anchors = _BRAND_WORDS | set(product.title.core_words)
-    for before, word in itertools.pairwise(words):
-        if word in LOOKALIKE_AFTER_BRAND and (before in anchors or before in product.title.words):
-            return f"{before} {word}"
-    return None
-
-
-# --- model codes --------------------------------------------------------------------------------------------
-
-
-def _brand_spelled(brand: str | None, listing: Title) -> bool:
-    """The shop's brand in the title as the shop spells it, or in the other script by its sound (지누스 = ZINUS)."""
-    spelled = compact(brand or "")
-    if not spelled:
-        return False
-    if spelled in listing.raw_compact and not spelled.isascii():
-        return True  # 반석 스포츠 for 반석스포츠
-    first = compact((brand or "").split()[0]) if len((brand or "").split()) > 1 else ""
-    if len(first) >= MIN_BRAND_WORD and any(compact(word) == first for word in listing.text.split()):
-        return True  # 커클랜드 for 커클랜드 시그니춰: a brand of several words named by its first
-    return any(compact(word).startswith(spelled) for word in listing.text.split()) or _sounds_like_one_of(
-        spelled, [compact(word) for word in listing.text.split()]
-    )
-
-
-# --- naming words -------------------------------------------------------------------------------------------
-
-
-def _word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> bool:
-    """A product word in the title: whole, inside a glued word, in its own spelling, or glued apart."""
-    if word in listing.words:
-        return True
-    if word.isascii() and len(compact(word)) < 4:
-        # Short Latin words only count whole (I/O as IO): AA is not AAA, S is not S9.
-        return bool(compact(word)) and any(compact(other) == compact(word) for other in listing.words)
-    if len(word) >= 2 and compact(word) in listing.compact:
-        return True
-    if len(word) >= 2 and not word.isascii() and loan_spelling(compact(word)) in loan_spelling(listing.compact):
-        return True
-    if len(word) >= 3 and word[-1] in "용형" and _word_found(word[:-1], listing):
-        return True
-    if any(len(spelled) >= 2 and spelled in listing.raw_compact for spelled in spellings):
-        return True
-    # "동원참치" for "동원 … 참치", "중목양말" for "중목 양말": each part of a glued word is there.
-    if len(word) >= 4 and not word.isascii():
-        for cut in range(2, len(word) - 1):
-            if _word_found(word[:cut], listing) and _word_found(word[cut:], listing):
-                return True
-    if _sounds_like_one_of(word, listing.words):
-        return True
-    if len(word) >= 4 and not any(char.isdigit() for char in word):
-        # Spelling variants of a word; never of a number (1pgrade is not 1ppgrade, S23 is not S24).
-        return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
-    return False
-
-
-def _found_or_sized(word: str, listing: Title, name: Title) -> bool:
-    """A product word in the title, or the product's size written as a size (265 as 265mm)."""
-    if _word_found(word, listing, name.spellings.get(word, set())):
-        return True
-    if re.fullmatch(r"\d+(?:\.\d+)?", word) and re.search(
-        rf"(?<![0-9.]){re.escape(word)}(?:\s*(?:인치|형|inch)|/\d)", listing.text
-    ):
-        # A bare number of the product (27.5, 17, 69) that the title writes with a size unit (27.5인치, 17형) or as
-        # the first of a size pair (69/25).
-        return True
-    return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
-
-
-def _overlaps(core: list[str], listing: Title) -> bool:
-    """A title word inside a product word or around it (삼다수 in 제주삼다수): a shorter or longer name, not
-    another product for sure."""
-    return any(
-        len(word) >= 2 and len(theirs) >= 2 and not word.isascii() and (theirs in word or word in theirs)
-        for word in core
-        for theirs in listing.words
-    )
-
-
-def _show(values: set[float]) -> str:
-    return "/".join(f"{value:g}" for value in sorted(values))
