@@ -650,6 +650,14 @@ class Identity(Rule):
             found = len(core) - len(missing)
             said = f"{found} of {len(core)} name words in the title"
         can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
+        ours = code_words(product)
+        our_words = {compact(word) for word in name.words}
+        theirs = [word for word in listing.words if code_shaped(word) and compact(word) not in our_words]
+        if ours and set(missing) & ours and found and not theirs:
+            # The shop's model code left out of a title that names everything else (HP 680 잉크 for F6V27AA): sellers
+            # often leave it out; another model's code would have been another model (OtherModel). Never sure.
+            missing = [word for word in missing if word not in ours]
+            context.findings.append(Caution(f"the title gives no model code ({product.query.model_code})"))
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
             # that names one (그린 무라벨, 스파클링) may be another product of the brand.

@@ -756,3 +756,12 @@ def test_a_line_word_glued_to_a_colour_or_inside_our_own_word_is_no_line():
 
     assert verdict(shaver, "루미 원컷 QX200, 1개, 라임그린")[0].same_product
     assert verdict(tuna, "바다찬 라이트 스탠다드 참치 135그램 10캔")[0].same_product
+
+
+def test_a_title_leaving_out_our_model_code_is_the_product_but_never_sure():
+    ink = ProductQuery(product_code="I-1", product_name="캐논 PG-88 검정 잉크 카트리지 QX77", model_code="QX77")
+
+    ruled, is_sure = verdict(ink, "[캐논공식] 캐논 PG-88 검정 잉크 카트리지 정품, 1개")
+    assert (ruled.same_product, is_sure) == (True, False)
+    ruled, is_sure = verdict(ink, "캐논 PG-88 검정 잉크 카트리지 QX77A")
+    assert not is_sure
