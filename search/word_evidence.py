@@ -168,11 +168,13 @@ def size_word(word: str) -> str:
 
 def sounds_like_one_of(word: str, words: list[str]) -> bool:
     """`word` sounds like one of `words` written in the other script, or like two of them side by side
-    (퍼마소프트 = PERMA SOFT)."""
+    (퍼마소프트 = PERMA SOFT), or like one followed by its number (플립 6 = flip6)."""
     latin = word.isascii()
     others = [other for other in words if other.isascii() != latin]
     pairs = [
-        first + second for first, second in itertools.pairwise(words) if first.isascii() == second.isascii() != latin
+        first + second
+        for first, second in itertools.pairwise(words)
+        if (first.isascii() == second.isascii() != latin) or (first.isascii() != latin and second.isdigit())
     ]
     return any(_sound_alike(word, other) for other in [*others, *pairs])
 

@@ -765,3 +765,9 @@ def test_a_title_leaving_out_our_model_code_is_the_product_but_never_sure():
     assert (ruled.same_product, is_sure) == (True, False)
     ruled, is_sure = verdict(ink, "캐논 PG-88 검정 잉크 카트리지 QX77A")
     assert not is_sure
+
+
+def test_a_latin_name_with_its_number_is_found_in_hangul_written_with_the_number():
+    speaker = ProductQuery(product_code="SP-1", product_name="사운드랩 Pulse4 블루투스 스피커", brand="사운드랩")
+
+    assert verdict(speaker, "사운드랩 펄스4 블루투스 스피커 정품")[0].same_product
