@@ -38,7 +38,7 @@ from search.listings import Judgement, Listing, ProductQuery  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
-SETS = frozenset({"heldout", "blind1", "blind2", "blind3", "blind4"})
+SETS = frozenset({"heldout", "blind1", "blind2", "blind3", "blind4", "blind5"})
 """Folders written without sight of the judge's rules, reported apart from the pages the rules were shaped on."""
 
 
