@@ -108,11 +108,25 @@ def other_code(
             _names_part(compact(part), name_compact, name_words) for part in written.split()
         ):
             continue  # the product's own name holds it (HP 680 in "HP 680 검정 잉크 F6V27AA"), maybe in parts
+        if any(_extended_by_digits(candidate, code) for code in codes):
+            return candidate  # GK-2203 for GK-220: a number of its own, another model
         if any(candidate.startswith(code) or code.startswith(candidate) or code in candidate for code in codes):
             continue
         if any(_sibling(candidate, code) for code in codes) or sum(char.isdigit() for char in candidate) >= 2:
             return candidate
     return None
+
+
+def _extended_by_digits(candidate: str, code: str) -> bool:
+    """One code is the other with more digits at its end (gk2203 and gk220): never the same model."""
+    longer, shorter = (candidate, code) if len(candidate) > len(code) else (code, candidate)
+    return (
+        len(shorter) >= MIN_CODE_CHARS
+        and longer != shorter
+        and longer.startswith(shorter)
+        and shorter[-1].isdigit()
+        and longer[len(shorter)].isdigit()
+    )
 
 
 def _sibling(candidate: str, code: str) -> bool:

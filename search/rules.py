@@ -34,6 +34,7 @@ from search.titles import (
 )
 from search.vocabulary import (
     BRAND_ALIASES,
+    CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     DEFAULT_LINE_WORDS,
     KIND_WORDS,
@@ -407,6 +408,12 @@ class MeasureAndSize(Rule):
                 return Reject(f"different {dimension} size: {'/'.join(sorted(offered))} instead of {'/'.join(values)}")
             if offered and offered - values:
                 return Caution(f"{dimension} sizes {'/'.join(sorted(offered))}: a choice")
+        ours, theirs = _letter_sizes(name), _letter_sizes(listing)
+        if ours and theirs and not ours & theirs:
+            # XL gloves, L helmet: a letter size of anything, where both say one.
+            return Reject(f"different size: {'/'.join(sorted(theirs))} instead of {'/'.join(sorted(ours))}")
+        if listing.sizes.get("scale") and "scale" not in name.sizes:
+            return Doubt(f"a size the product does not state: {'/'.join(sorted(listing.sizes['scale']))}")
         other = other_model_number(name, listing)
         if other:
             return Reject(other)
@@ -500,6 +507,10 @@ class VariantAndLine(Rule):
         }
         if extra_lines:
             return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
+        shades = set(listing.words) & COLOUR_QUALIFIERS - set(name.words)
+        if name.colours and not listing.colours and shades:
+            # 네온 where the product is black: a shade named in place of our colour.
+            return Doubt(f"{'/'.join(sorted(shades))} where the product is {'/'.join(sorted(name.colours))}")
         if name.colours and listing.colours - name.colours:
             return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
         return None
@@ -669,6 +680,11 @@ class Identity(Rule):
         if product.brand_in_name and not context.ours_named and not (product.brand_groups & listing.line_brands):
             return Doubt(f"{said}, brand {product.query.brand or 'of the product'} not named")
         return None
+
+
+def _letter_sizes(title: Title) -> set[str]:
+    """The letter sizes a title states as words of their own (S, M, L, XL, 2XL), read the same on any product."""
+    return {CLOTHING_SIZES[word] for word in title.words if word in CLOTHING_SIZES and not word.isdigit()}
 
 
 RULES: tuple[Rule, ...] = (

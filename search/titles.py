@@ -53,6 +53,7 @@ from search.vocabulary import (
     RATING_NOTATIONS,
     RENTAL_WHOLE_WORDS,
     RENTAL_WORDS,
+    SCALE_SIZES,
     SHOE_SIZE_RANGE,
     SMALL_UNITS_MIN,
     STOP_WORDS,
@@ -95,6 +96,8 @@ _DIMENSION = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})\s*(mm|cm|
 # "700x18-28C": a size and a range of widths (a bicycle tube, a tyre), never a count of 18.
 _DIMENSION_RANGE = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{1,4})(-\d{1,4}[a-z]?)(?![0-9a-z.])")
 # A tyre size: 245/45R18, 245/45ZR18, 245 45 18.
+_TYRE_SIZE = re.compile(r"(?<![0-9])\d{3}/\d{2}r\d{2}(?![0-9])")
+"""A tyre's size once normalised (205/55r16): a size, not a model code."""
 _TYRE = re.compile(r"(?<![0-9])(\d{3})\s*[/ ]\s*(\d{2})\s*z?r?\s*(\d{2})(?![0-9])")
 _GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
 # "s24+", "max+ 자동먼지비움": a + glued to a model word names the Plus variant; "본품+리필" (a word glued after
@@ -511,6 +514,12 @@ def _sizes(text: str) -> dict[str, set[str]]:
     bedding = {BEDDING_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in BEDDING_SIZES}
     if bedding:
         sizes["bedding"] = bedding
+    tyres = set(_TYRE_SIZE.findall(text))
+    if tyres:
+        sizes["tyre"] = tyres
+    scale = {SCALE_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in SCALE_SIZES}
+    if scale:
+        sizes["scale"] = scale
     return sizes
 
 
@@ -649,7 +658,8 @@ def brand_groups_of(words: list[str], text: str = "") -> set[int]:
 def _code_candidates(text: str) -> dict[str, str]:
     """Latin letters-and-digits words, compacted, each also cut at its separators and joined to its neighbours;
     each mapped to the way the title writes it."""
-    tokens = _LATIN_CODE.findall(text)
+    # A tyre's size (225/45r17) is a size for MeasureAndSize, not a model code.
+    tokens = [token for token in _LATIN_CODE.findall(text) if not _TYRE_SIZE.fullmatch(token)]
     found: dict[str, str] = {}
     for token in tokens:
         parts = re.split(r"[-./]", token)

@@ -60,7 +60,7 @@ from search.vocabulary.harmless import (
 from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
 from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
-from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SHOE_SIZE_RANGE
+from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, OPPOSITES, VARIANTS
 
@@ -113,6 +113,7 @@ __all__ = [
     "RATING_NOTATIONS",
     "RENTAL_WHOLE_WORDS",
     "RENTAL_WORDS",
+    "SCALE_SIZES",
     "SELLER_WORDS",
     "SHOE_SIZE_RANGE",
     "SMALL_UNITS_MIN",

@@ -184,7 +184,7 @@ DESCRIPTORS = frozenset(
         "저전력",
     }
     # a computer's parts and system, a keyboard's lights: specifications, not another product
-    | {"코어", "core", "인텔", "intel", "라이젠", "ryzen", "윈도우", "windows", "홈", "칩", "cpu", "gpu", "램", "ram"}
+    | {"인텔", "intel", "라이젠", "ryzen", "윈도우", "windows", "홈", "칩", "cpu", "gpu", "램", "ram"}
     | {"백라이트", "backlight", "퍼포먼스", "performance", "고주사율", "광시야각", "무선충전", "고속충전"}
     # claims of functional cosmetics (기능성 화장품) as the Korean regulator names them
     | {"기능성", "탈모증상완화", "탈모완화", "미백", "주름개선", "자외선차단", "미백기능성", "주름기능성"}

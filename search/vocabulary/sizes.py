@@ -20,3 +20,9 @@ BEDDING_SIZES: dict[str, str] = {
     "single": "single", "double": "double", "queen": "queen", "king": "king",
 }  # fmt: skip
 """A bedding size → one spelling (퀸 = queen)."""
+SCALE_SIZES: dict[str, str] = {
+    "소형": "small", "중형": "medium", "대형": "large", "특대형": "extra large", "초대형": "extra large",
+    "미니사이즈": "small",
+}  # fmt: skip
+"""A size said in words on anything (중형 생리대, 대형 가랜드) → one spelling: another is another product, and one the
+product does not state leaves a match unsure."""

@@ -771,3 +771,37 @@ def test_a_latin_name_with_its_number_is_found_in_hangul_written_with_the_number
     speaker = ProductQuery(product_code="SP-1", product_name="사운드랩 Pulse4 블루투스 스피커", brand="사운드랩")
 
     assert verdict(speaker, "사운드랩 펄스4 블루투스 스피커 정품")[0].same_product
+
+
+# --- general causes of misses on the fifth blind set (tests/search/judge_corpus/blind5/), fixed after its
+# first-sight score; each on invented products ---------------------------------------------------------------
+def test_a_tyre_size_is_a_size_not_a_model_code():
+    tyre = ProductQuery(product_code="T-3", product_name="넥센 엔페라 AU7 215/55R17", brand="넥센", model_code="AU7")
+
+    assert read_title("넥센 엔페라 AU7 215/55R17").sizes["tyre"] == {"215/55r17"}
+    ruled, is_sure = verdict(tyre, "넥센 엔페라 AU7 205/55R16")
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_letter_size_tells_any_product_apart_and_a_size_in_words_the_product_lacks_is_doubted():
+    gloves = ProductQuery(product_code="G-3", product_name="라이더스 GX-300 메쉬 글러브 블랙 XL", model_code="GX-300")
+    garland = ProductQuery(product_code="P-3", product_name="파티룸 생일 가랜드 골드", brand="파티룸")
+
+    ruled, is_sure = verdict(gloves, "라이더스 GX-300 메쉬 글러브 블랙 L")
+    assert (ruled.same_product, is_sure) == (False, True)
+    ruled, _ = verdict(garland, "파티룸 생일 가랜드 골드 대형")
+    assert ruled.uncertain
+
+
+def test_a_code_with_more_digits_is_another_model():
+    gloves = ProductQuery(product_code="G-4", product_name="라이더스 GX-300 메쉬 글러브 XL", model_code="GX-300")
+
+    ruled, is_sure = verdict(gloves, "라이더스 GX-3003 메쉬 글러브 XL")
+    assert (ruled.same_product, is_sure) == (False, True)
+
+
+def test_a_shade_named_in_place_of_our_colour_is_doubted():
+    gloves = ProductQuery(product_code="G-5", product_name="라이더스 GX-300 메쉬 글러브 블랙 XL", model_code="GX-300")
+
+    ruled, is_sure = verdict(gloves, "라이더스 GX-300 메쉬 글러브 네온 XL")
+    assert (ruled.same_product, is_sure) == (False, False)
