@@ -664,7 +664,10 @@ class Identity(Rule):
         ours = code_words(product)
         our_words = {compact(word) for word in name.words}
         theirs = [word for word in listing.words if code_shaped(word) and compact(word) not in our_words]
-        if ours and set(missing) & ours and found and not theirs:
+        # Only where the title names the product by a word of its own beyond its brand and kind (소니 헤드폰
+        # alone may be any of Sony's headphones: the code is all that tells them apart).
+        naming = [word for word in core if word not in missing and word not in can_be_left_out and word not in ours]
+        if ours and set(missing) & ours and naming and not theirs:
             # The shop's model code left out of a title that names everything else (HP 680 잉크 for F6V27AA): sellers
             # often leave it out; another model's code would have been another model (OtherModel). Never sure.
             missing = [word for word in missing if word not in ours]

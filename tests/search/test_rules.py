@@ -765,6 +765,9 @@ def test_a_title_leaving_out_our_model_code_is_the_product_but_never_sure():
     assert (ruled.same_product, is_sure) == (True, False)
     ruled, is_sure = verdict(ink, "캐논 PG-88 검정 잉크 카트리지 QX77A")
     assert not is_sure
+    # Brand and kind alone may be any of the brand's models: there the code is what tells them apart.
+    headphones = ProductQuery(product_code="H-3", product_name="소리 QX-900 헤드폰", brand="소리", model_code="QX-900")
+    assert verdict(headphones, "소리 무선 노이즈캔슬링 헤드폰 블랙")[0].uncertain
 
 
 def test_a_latin_name_with_its_number_is_found_in_hangul_written_with_the_number():
