@@ -259,7 +259,7 @@ class MadeFor(Rule):
             and not set(name.accessory_kinds) & set(listing.accessory_kinds)
             # Our exact code names the part itself (HX9044 brush heads), unless the product is made for a machine
             # whose code it carries (교체용 고무패킹 for CCP-DH06): then the code names the machine.
-            and not (not name.made_for and any(code_in(code, listing) == "exact" for code in context.product.codes))
+            and not (not name.made_for and _our_code_exact(context))
         ):
             kind = next(iter(name.accessory_kinds))
             # Not proof: the title may name the part in the other script (Hose for 호스, brush heads for 칫솔모) or
@@ -286,12 +286,16 @@ def _sells_something_else(context: Context, stems: list[str]) -> bool:
     return any(is_naming(word) for word in extra if not word.endswith("용"))
 
 
+def _our_code_exact(context: Context) -> bool:
+    """The product's model code is in the title exactly (with at most a regional tail): see code_in."""
+    return any(code_in(code, context.listing) == "exact" for code in context.product.codes)
+
+
 def _priced_as_the_product(context: Context) -> bool:
     """Our model code is there and the price is near the page's reference price (an accessory costs far less);
     the caller also asks that nothing marks the listing as made for the product (전용, 호환, "…용")."""
     return bool(
-        context.product.codes
-        and any(code_in(code, context.listing) == "exact" for code in context.product.codes)
+        _our_code_exact(context)
         and context.price
         and context.reference_price
         and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
@@ -483,9 +487,9 @@ class VariantAndLine(Rule):
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        ours_said, theirs_said = {*name.text.split(), *name.words}, {*listing.text.split(), *listing.words}
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
-            said = one in name.text.split() + name.words and other in listing.text.split() + listing.words
-            if said and other not in name.words:
+            if one in ours_said and other in theirs_said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
         ours, theirs = networks(name), networks(listing)
         if ours and theirs and not ours & theirs:

@@ -488,17 +488,16 @@ def _bundle(text: str) -> str | None:
 
 def _sizes(text: str) -> dict[str, set[str]]:
     """Shoe sizes (a bare number 200-320 by 5, or in mm), clothing sizes after a size word or standing
-    alone after a comma or slash, and bedding sizes."""
-    sizes: dict[str, set[str]] = {}
+    alone after a comma or slash, dimensions, bedding sizes, tyre sizes and sizes said in words (대형); only the
+    kinds the text states."""
+    words = _SIZE_TOKEN.findall(text)
     low, high = SHOE_SIZE_RANGE
     shoes = {int(number) for number in _SHOE_NUMBER.findall(text)}
     for start, end in _SHOE_RANGE.findall(text):
         shoes |= set(range(int(start), int(end) + 1, 5)) if 0 < int(end) - int(start) <= high - low else set()
     shoes = {number for number in shoes if low <= number <= high and number % 5 == 0}
-    if shoes:
-        sizes["shoe"] = {str(number) for number in shoes}
     clothing = set()
-    garment = bool(set(_SIZE_TOKEN.findall(text)) & _GARMENT_WORDS)
+    garment = bool(set(words) & _GARMENT_WORDS)
     for part in re.split(r"[,/]", text):
         tokens = _SIZE_TOKEN.findall(part)
         sized = bool(_SIZE_CONTEXT.search(part))
@@ -506,21 +505,15 @@ def _sizes(text: str) -> dict[str, set[str]]:
             spelled = CLOTHING_SIZES.get(token)
             if spelled and (sized or len(tokens) == 1 or garment) and not token.isdigit():
                 clothing.add(spelled)
-    if clothing:
-        sizes["clothing"] = clothing
-    dimensions = set(_DIMENSION_WORD.findall(text))
-    if dimensions:
-        sizes["dimension"] = dimensions
-    bedding = {BEDDING_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in BEDDING_SIZES}
-    if bedding:
-        sizes["bedding"] = bedding
-    tyres = set(_TYRE_SIZE.findall(text))
-    if tyres:
-        sizes["tyre"] = tyres
-    scale = {SCALE_SIZES[token] for token in _SIZE_TOKEN.findall(text) if token in SCALE_SIZES}
-    if scale:
-        sizes["scale"] = scale
-    return sizes
+    sizes = {
+        "shoe": {str(number) for number in shoes},
+        "clothing": clothing,
+        "dimension": set(_DIMENSION_WORD.findall(text)),
+        "bedding": {BEDDING_SIZES[word] for word in words if word in BEDDING_SIZES},
+        "tyre": set(_TYRE_SIZE.findall(text)),
+        "scale": {SCALE_SIZES[word] for word in words if word in SCALE_SIZES},
+    }
+    return {dimension: values for dimension, values in sizes.items() if values}
 
 
 def _words(text: str) -> list[str]:

@@ -242,9 +242,14 @@ def part_of_a_name(words: list[str], position: int, product: Product) -> bool:
     return any(compact(piece) in name or compact(piece) in _BRAND_COMPACTS for piece in joined)
 
 
+def _as_spelled(word: str, listing: Title) -> set[str]:
+    """`word` as the title spells it (라이트 for lite, 쿠션 for cushion) and in its one spelling, compacted."""
+    return {compact(raw) for raw in listing.spellings.get(word, set())} | {compact(word)}
+
+
 def glued_to_a_colour(line: str, listing: Title) -> bool:
     """The line's word glued before a colour in the title (라임그린, 피치핑크): a shade, not a flavour."""
-    spelled = {compact(raw) for raw in listing.spellings.get(line, set())} | {compact(line)}
+    spelled = _as_spelled(line, listing)
     return any(
         word.startswith(piece) and word != piece and colour_named(word[len(piece) :])
         for word in listing.plain.split()
@@ -256,7 +261,7 @@ def glued_to_a_colour(line: str, listing: Title) -> bool:
 def inside_our_word(word: str, listing: Title, product: Product) -> bool:
     """`word` as the title spells it is part of a longer word of the product that the title also spells (쿠션 in
     쿠션커버, written 쿠션 커버): the product's own word, written apart."""
-    spelled = {compact(raw) for raw in listing.spellings.get(word, set())} | {compact(word)}
+    spelled = _as_spelled(word, listing)
     ours = [compact(theirs) for theirs in product.query.product_name.split() if len(compact(theirs)) >= 3]
     return any(
         piece and piece in our_word and piece != our_word and our_word in listing.raw_compact
