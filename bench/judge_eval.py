@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 
 from search.judge import judge_by_rules, judge_listings  # noqa: E402
-from search.listings import Judgement, Listing, ProductQuery  # noqa: E402
+from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
@@ -190,6 +190,40 @@ def rules_judge(product: ProductQuery, candidates: list[Listing]) -> Judgement:
     return judge_listings(product, candidates, llm=None)
 
 
+def bounded_judge(page: CorpusPage, *, oracle: bool) -> JudgeFn:
+    """The cascade with an LLM at either end of the scale, on one page: the rules' sure verdicts stand, and every
+    candidate they are unsure of gets the page's label (`oracle`, an LLM that is never wrong) or "not the
+    product" (an LLM that always says no). No model scores above the first or, being asked, below the second on
+    the pages where it stays as careful: together they bracket what a real model can do behind these rules."""
+
+    def judge(product: ProductQuery, candidates: list[Listing]) -> Judgement:
+        ruled = judge_by_rules(product, candidates)
+        verdicts = [
+            verdict
+            if sure
+            else Verdict(verdict.index, oracle and page.candidates[verdict.index].same, 1.0, "bound", source="llm")
+            for verdict, sure in ruled
+        ]
+        return Judgement(verdicts=verdicts, judge="bound", settled_by_rules=sum(sure for _, sure in ruled))
+
+    return judge
+
+
+def cascade_bounds(pages: list[CorpusPage]) -> None:
+    """What the rules leave an LLM to win or lose: page accuracy with a never-wrong LLM and with a no-saying one."""
+    print()
+    print("== the cascade's bounds: the rules' sure verdicts, and for every other candidate an LLM that is")
+    print("   always right (the ceiling the rules leave) or that always says no (the floor: nothing is believed)")
+    for label, oracle in (("always-right LLM", True), ("always-no LLM", False)):
+        runs = [run_page(page, bounded_judge(page, oracle=oracle)) for page in pages]
+        right, traps = sum(run.right for run in runs), sum(run.trap_price for run in runs)
+        dearer, missed = sum(run.dearer_genuine for run in runs), sum(run.missed for run in runs)
+        print(
+            f"{label:<19}page accuracy {right}/{len(runs)} = {_pct(right, len(runs))}, trap-price {traps},"
+            f" dearer-genuine {dearer}, missed {missed}"
+        )
+
+
 def llm_comparison(pages: list[CorpusPage], *, errors: bool) -> None:
     """Today's behaviour (every candidate to the LLM) against the cascade, on a local fake endpoint."""
     from search.llm import LlmClient
@@ -267,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         f" {1000 * elapsed[len(elapsed) // 2]:.1f} ms, slowest {1000 * elapsed[-1]:.1f} ms"
         f" ({1000 * sum(elapsed) / candidates:.2f} ms per candidate; judge_listings without an LLM)"
     )
+    cascade_bounds(pages)
     if args.llm:
         llm_comparison(pages, errors=args.errors)
     return 0
