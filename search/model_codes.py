@@ -117,6 +117,21 @@ def other_code(
     return None
 
 
+def of_our_family(candidate: str, codes: tuple[str, ...]) -> bool:
+    """The title's other code is a sibling of ours (SM-S918N for SM-S928N, GK-2203 for GK-220), not a code of
+    another shape, which may as well be a spec (AX1800) or a part number as another model."""
+    return any(
+        _extended_by_digits(candidate, code) or _sibling(candidate, code) or _same_letters(candidate, code)
+        for code in codes
+    )
+
+
+def _same_letters(candidate: str, code: str) -> bool:
+    """Both codes open with the same maker's letters (CHP-6310L and CHP-7211NS), two or more."""
+    ours, theirs = re.match(r"[a-z]*", code).group(0), re.match(r"[a-z]*", candidate).group(0)
+    return len(ours) >= 2 and ours == theirs
+
+
 def _extended_by_digits(candidate: str, code: str) -> bool:
     """One code is the other with more digits at its end (gk2203 and gk220): never the same model."""
     longer, shorter = (candidate, code) if len(candidate) > len(code) else (code, candidate)

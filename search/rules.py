@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from search.listings import ProductQuery
-from search.model_codes import code_in, other_code, other_model_number
+from search.model_codes import code_in, of_our_family, other_code, other_model_number
 from search.titles import (
     GARMENT_GROUPS,
     MIN_CODE_CHARS,
@@ -68,6 +68,7 @@ from search.word_evidence import (
     show,
     size_word,
     sounds_like_one_of,
+    spelled_near,
     styled_after,
     unexplained_words,
     word_found,
@@ -96,6 +97,11 @@ room for a real sale and still catches those."""
 PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
 
+
+_HANGUL_KINDS = tuple(sorted(kind for kind in KIND_WORDS if not kind.isascii() and len(kind) >= 2))
+"""Kind words a compound may end in (search.rules._may_be_left_out)."""
+_YEAR = re.compile(r"different model: (19[5-9]\d|20[0-4]\d) instead of (19[5-9]\d|20[0-4]\d)$")
+"""Two model numbers that are both years."""
 
 _MACHINES = re.compile(r"(?<![0-9])\d+\s*대(?![가-힣])")
 """N대: a count of machines."""
@@ -268,6 +274,15 @@ class MadeFor(Rule):
         return None
 
 
+def _names_maker_first(group: int, listing: Title) -> bool:
+    """The title opens with the brand (its first word or two), where a maker's name stands."""
+    opening = listing.words[:2]
+    return any(
+        compact(alias) in {compact(word) for word in opening} or compact(alias) == compact("".join(opening))
+        for alias in BRAND_ALIASES[group]
+    )
+
+
 def _platform_of(word: str, context: Context) -> bool:
     """ "PS5용" where the product's own name says PS5 and PS5 is another brand's line: the product is itself made
     for that platform (a PS5 SSD), so the title says of the product what its name says."""
@@ -348,7 +363,14 @@ class OtherBrand(Rule):
             if not any(sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
         }
         if others and not context.ours_named:
-            return Reject(f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}")
+            said = f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}"
+            if not (product.brand_groups or product.query.brand) and not any(
+                _names_maker_first(group, listing) for group in others
+            ):
+                # A product whose maker we do not know, and a brand word after the title's first: it may be a
+                # flavour or a material (Dole 스퀴즈 애플: apple, not Apple) as much as a maker.
+                return Doubt(said)
+            return Reject(said)
         return None
 
 
@@ -382,7 +404,12 @@ class OtherModel(Rule):
         )
         if other:
             ours = product.query.model_code or product.codes[0]
-            return Reject(f"model code {listing.codes[other].upper()}, not {ours.upper()}")
+            said = f"model code {listing.codes[other].upper()}, not {ours.upper()}"
+            if not of_our_family(other, product.codes):
+                # A code of another shape (AX1800 for Deco X20, 200MB for SDSDXXD): another model, or a spec or
+                # a part number beside ours written some way no rule reads; the LLM settles it.
+                return Doubt(said)
+            return Reject(said)
         return None
 
 
@@ -420,6 +447,9 @@ class MeasureAndSize(Rule):
             return Doubt(f"a size the product does not state: {'/'.join(sorted(listing.sizes['scale']))}")
         other = other_model_number(name, listing)
         if other:
+            if _YEAR.search(other):
+                # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
+                return Doubt(f"{other} (a year)")
             return Reject(other)
         if name.measures and not set(name.measures) & set(listing.measures):
             other_measures = set(listing.measures) & SOLD_BY - set(name.measures)
@@ -470,7 +500,8 @@ class VariantAndLine(Rule):
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
-        for variant in sorted(listing.variants ^ name.variants):
+        # What the title says before what it lacks: a word said is stronger evidence than one left out.
+        for variant in sorted(listing.variants ^ name.variants, key=lambda word: (word not in listing.variants, word)):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
                 continue
             says = variant in listing.variants
@@ -484,6 +515,10 @@ class VariantAndLine(Rule):
                     # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
                     return Doubt(f"different variant: {side} {variant}")
                 return Caution(f"{side} {variant}")
+            if not says or _read_from_a_sign(variant, listing):
+                # Absence is weaker evidence than presence: sellers leave words out (듀얼드라이브 럭스 for Ultra
+                # Dual Drive Luxe), and a "+" after a name may be the line's own mark (Endurance+). Never sure.
+                return Doubt(f"different variant: {side} {variant}")
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
@@ -634,10 +669,11 @@ class Identity(Rule):
         share = found / len(core) if core else 0.0
         said = f"{found} of {len(core)} name words in the title"
         if core and share < UNRELATED_SHARE and not context.ours_named and not overlaps(core, listing):
-            if not other_script_may_say(missing, listing):
+            if not other_script_may_say(missing, listing) and not spelled_near(missing, listing):
                 return Reject(said)
             # 믹스넛 for Mixed Nuts, 빠르펭 for Parfum: the title may say our words in the other script, in a
-            # spelling no sound key reads; the LLM settles it.
+            # spelling no sound key reads, or in another spelling of one script (샤인머스켓 for 샤인머스캣); the
+            # LLM settles it.
             return Doubt(f"{said}; the title may say them in the other script")
         # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
         own_kinds = [word for word in listing.words if KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
@@ -682,11 +718,40 @@ class Identity(Rule):
             named = [word for word in listing.core_words if word not in can_be_left_out and not word_found(word, name)]
             if named:
                 return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
-        if missing and (other_kinds or not all(word in can_be_left_out for word in missing) or found == 0):
+        if missing and (
+            other_kinds or not all(_may_be_left_out(word, can_be_left_out) for word in missing) or found == 0
+        ):
             return Doubt(f"{said}, missing {' '.join(missing[:3])}")
         if product.brand_in_name and not context.ours_named and not (product.brand_groups & listing.line_brands):
             return Doubt(f"{said}, brand {product.query.brand or 'of the product'} not named")
         return None
+
+
+def _unconfirmed(context: Context) -> str | None:
+    """A size or measure the product states and the title does not: the first one's name, or None."""
+    name, listing = context.name, context.listing
+    for dimension in name.measures:
+        if dimension not in listing.measures:
+            return dimension
+    for dimension in name.sizes:
+        if dimension not in listing.sizes:
+            return f"{dimension} size"
+    if _letter_sizes(name) and not _letter_sizes(listing):
+        return "size"
+    return None
+
+
+def _may_be_left_out(word: str, can_be_left_out: frozenset[str]) -> bool:
+    """A word a genuine title may leave out: a kind word, a harmless mark, or a compound ending in a kind word of
+    two syllables or more (엔진오일 ends in 오일, 헤어왁스 in 왁스: the kind, said more exactly)."""
+    if word in can_be_left_out:
+        return True
+    return not word.isascii() and any(word.endswith(kind) and len(word) > len(kind) for kind in _HANGUL_KINDS)
+
+
+def _read_from_a_sign(variant: str, listing: Title) -> bool:
+    """The title's Plus comes from a "+" sign alone, not from the word (plus, 플러스) written out."""
+    return variant == "plus" and not re.search(r"plus|플러스", listing.plain)
 
 
 def _letter_sizes(title: Title) -> set[str]:
@@ -741,6 +806,12 @@ def judge_context(context: Context) -> RuleVerdict:
         ours = (context.product.query.model_code or context.code_found).upper()
         if cautions:
             return RuleVerdict(True, False, False, f"model code {ours} matches, but {'; '.join(cautions[:2])}")
+        unsaid = _unconfirmed(context)
+        if unsaid:
+            # Silence is no confirmation: a title that does not state our size or measure may sell any of them.
+            return RuleVerdict(
+                True, False, False, f"model code {ours} matches, but the title states no {unsaid}", strong=True
+            )
         return RuleVerdict(True, context.code_exact, False, f"model code {ours} matches", strong=True)
     core = context.name.core_words
     found = sum(word_found(word, context.listing, context.name.spellings.get(word, set())) for word in core)

@@ -54,6 +54,7 @@ from search.vocabulary import (
     RENTAL_WHOLE_WORDS,
     RENTAL_WORDS,
     SCALE_SIZES,
+    SELLER_WORDS,
     SHOE_SIZE_RANGE,
     SMALL_UNITS_MIN,
     STOP_WORDS,
@@ -79,6 +80,8 @@ _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 # "필터 21개 포함": a counted consumable that comes in the box with the product is a gift, not what is sold
 # (미포함 says the opposite and stays).
 _INCLUDED = re.compile(r"(?<![0-9a-z가-힣])[0-9a-z가-힣]+\s*\d+\s*(?:개입|개|매|장|ea|p)\s*(?<!미)포함")
+# "케이스포함", "전용 파우치 동봉": an accessory that comes in the box with the product is not what is sold.
+_ACCESSORY_INCLUDED = re.compile(r"(?<![0-9a-z가-힣])([0-9a-z가-힣]+)\s*(?<!미)(?:포함|동봉)(?![가-힣])")
 _RATINGS = re.compile(RATING_NOTATIONS)
 # "150gX10캔", "2Lx6": a multiplication sign glued between a number (or its unit) and the next number.
 # "150gX10캔", "2L x 6", "12캔 x 2": a multiplication sign after a number (or its unit) and before the next
@@ -101,8 +104,9 @@ _TYRE_SIZE = re.compile(r"(?<![0-9])\d{3}/\d{2}r\d{2}(?![0-9])")
 _TYRE = re.compile(r"(?<![0-9])(\d{3})\s*[/ ]\s*(\d{2})\s*z?r?\s*(\d{2})(?![0-9])")
 _GLUED_VARIANT = re.compile(r"(?<=\d)(pro|max|plus|ultra|mini|lite|fe|se)(?![a-z])")
 # "s24+", "max+ 자동먼지비움": a + glued to a model word names the Plus variant; "본품+리필" (a word glued after
-# it) and "2+1", "s24+ 256gb" (a number after it, read as counts and measures) do not.
-_PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9])(?![{_HANGUL}])")
+# it), "2+1", "s24+ 256gb" (a number after it, read as counts and measures) and "bausch+lomb" (a + between two
+# words, as in a maker's name) do not.
+_PLUS_SIGN = re.compile(rf"(?<=[0-9a-z])\+(?!\s*[0-9])(?![{_HANGUL}a-z])")
 # "본품+리필", "본품1+리필1": a cosmetics set of the product and its refill, two units unless counted.
 _WITH_REFILL = re.compile(r"본품\s*(\d*)\s*\+\s*리필\s*(\d*)")
 # A Latin product word glued to its number (book4, buds2): cut apart like 북4 is.
@@ -131,8 +135,8 @@ def _units(units) -> str:
 
 
 _MEASURE = re.compile(
-    # Not inside a code (CHP-6310L is no 6310 litres).
-    r"(?<![0-9a-z.])(?<![a-z]-)(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
+    # Not inside a code (CHP-6310L is no 6310 litres, SDDDC4-128G-G46 no 128 grams).
+    r"(?<![0-9a-z.])(?<![0-9a-z]-)(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
 )
 _COUNT = re.compile(
     r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
@@ -307,7 +311,15 @@ def without_gifts(raw: str) -> str:
     text = unicodedata.normalize("NFKC", raw or "").casefold()
     text = _BRACKET_GROUP.sub(lambda group: " " if _names_gift(group.group(0)) else group.group(0), text)
     text = _INCLUDED.sub(" ", _PLUS_GIFT.sub(" ", text))
+    text = _ACCESSORY_INCLUDED.sub(_drop_included_accessory, text)
     return _BARE_GIFT.sub(_drop_bare_gift, text)
+
+
+def _drop_included_accessory(match: re.Match) -> str:
+    word = match.group(1)
+    if word.endswith(("포함", "동봉")):
+        word = word[:-2]
+    return " " if any(spelling in word for _, spelling, _ in _ACCESSORY_PATTERNS) else match.group(0)
 
 
 def _names_gift(note: str) -> bool:
@@ -479,8 +491,11 @@ def _bundle(text: str) -> str | None:
     or a set word (세트구성, 더블팩)."""
     for match in _PLUS_WORD.finditer(text):
         word = match.group(1)
-        if word in ("리필", "refill", "plus") or word.startswith("리필"):
-            continue
+        if word in ("리필", "refill", "plus") or word.startswith("리필") or word in SELLER_WORDS:
+            continue  # a refill, the Plus variant, or what the shop says of the sale (+ 무료설치, + 정품등록)
+        before, after = text[match.start() - 1 : match.start()], text[match.start() + 1 : match.start() + 2]
+        if before.isascii() and before.isalpha() and after.isascii() and after.isalpha():
+            continue  # Bausch+Lomb, Dolce+Gabbana: a + glued between two Latin words joins a maker's name
         return "+ " + word
     found = _BUNDLE_PATTERN.search(text)
     return found.group(0) if found else None
@@ -781,6 +796,61 @@ def _latin_keys(word: str) -> set[str]:
     if len(letters) <= _SPELLED_OUT_LETTERS:
         readings.add(_hangul_sound("".join(_LETTER_NAMES[letter] for letter in letters), "s"))
     return readings
+
+
+_READING_VOWELS = (
+    "a",
+    "e",
+    "a",
+    "e",
+    "o",
+    "e",
+    "o",
+    "e",
+    "o",
+    "a",
+    "e",
+    "e",
+    "o",
+    "u",
+    "o",
+    "e",
+    "i",
+    "u",
+    "",
+    "i",
+    "i",
+)
+"""Each Hangul vowel as the Latin vowel a loanword writes for it (ㅐ, ㅔ → e; ㅓ, ㅗ → o; ㅡ, the vowel Korean adds
+after a lone consonant, → nothing)."""
+_READING_LETTERS = str.maketrans("cgzqbfvdryw", "kkjkppptliu", "h")
+
+
+@lru_cache(maxsize=8192)
+def vowel_reading(word: str) -> str:
+    """A word read with its vowels, one spelling for both scripts (이케아 and IKEA → ikea, 레고 and LEGO → leko,
+    테팔 and Tefal → tepal): for a short name whose consonants alone (sound_keys) are too few to tell it apart.
+    Empty for a word with digits or no letters."""
+    if not word or any(char.isdigit() for char in word):
+        return ""
+    if word.isascii():
+        text = re.sub("[^a-z]", "", word.lower())
+        for spelled, sound in _LATIN_SOUNDS:
+            text = text.replace(spelled, sound)
+        # A silent final e (dole, dove) and an r before a consonant or at the end (Korean writes neither).
+        text = re.sub(r"r(?![aeiouy])", "", re.sub(r"(?<=[^aeiou])e$", "", text))
+        return _squeezed(text.translate(_READING_LETTERS))
+    sounds = []
+    for char in word:
+        code = ord(char) - 0xAC00
+        if 0 <= code < 11172:
+            final = code % 28
+            sounds += [
+                _INITIALS[code // 588],
+                _READING_VOWELS[(code // 28) % 21],
+                "t" if final in _FINAL_S else _FINALS[final],
+            ]
+    return _squeezed("".join(sounds))
 
 
 def _squeezed(key: str) -> str:

@@ -24,6 +24,7 @@ from search.titles import (
     normalise,
     read_title,
     sound_keys,
+    vowel_reading,
 )
 from search.vocabulary import (
     ACCESSORY_KINDS,
@@ -60,6 +61,10 @@ MIN_BRAND_WORD = 3
 MIN_SOUND_KEY = 3
 """Consonants a sound key needs before two words in different scripts count as one (icona ≈ 아이코나 is too short)."""
 SHORT_SOUND_KEY = 2
+MIN_READING = 3
+"""Letters two words' vowel readings (search.titles.vowel_reading) must have to count as one word read the same."""
+NEAR_SPELLING_KEY = 4
+"""Consonants two spellings of one word in one script must share to be read as the same word misspelt."""
 SHORT_KEY_LETTERS = 4
 SHORT_KEY_SYLLABLES = 2
 """A two-consonant key is enough when the Latin word has this many letters and the Hangul this many syllables
@@ -186,6 +191,8 @@ def _sound_alike(one: str, other: str) -> bool:
     shared = sound_keys(one) & sound_keys(other)
     if not shared:
         return False
+    if len(reading := vowel_reading(one)) >= MIN_READING and reading == vowel_reading(other):
+        return True  # 이케아 = IKEA, 테팔 = Tefal: too few consonants, but read the same with their vowels
     longest = max(len(re.sub(r"#[\d.]+", "", key)) for key in shared)
     if longest >= MIN_SOUND_KEY:
         return True
@@ -347,6 +354,24 @@ def other_script_may_say(missing: list[str], listing: Title) -> bool:
         for word in listing.words
         for script in scripts
     )
+
+
+def spelled_near(missing: list[str], listing: Title) -> bool:
+    """One of our missing words is in the title in another spelling of the same script: the same consonants, at
+    least NEAR_SPELLING_KEY of them (샤인머스켓 for 샤인머스캣, 블루트스 for 블루투스), where only a vowel differs."""
+    for word in missing:
+        if not is_naming(word):
+            continue
+        ours = {key for key in sound_keys(word) if len(key) >= NEAR_SPELLING_KEY}
+        for theirs in listing.words:
+            if theirs.isascii() == word.isascii() and any(
+                key in other or other in key
+                for key in ours
+                for other in sound_keys(theirs)
+                if len(other) >= NEAR_SPELLING_KEY
+            ):
+                return True  # the same consonants, or ours inside a glued word of the title (캠밸포두 for 캠벨)
+    return False
 
 
 def same_total(name: Title, listing: Title) -> bool:

@@ -103,9 +103,7 @@ DIFFERENT = [
     pytest.param(HEADPHONES, "소니 WH-1000XM4 무선 헤드폰", "model code WH-1000XM4", id="sibling-code-in-name"),
     pytest.param(IPHONE, "Apple 아이폰 14 Pro 256GB 스페이스 블랙", "different model: 14", id="older-generation"),
     pytest.param(GALAXY, "삼성전자 갤럭시 S24 울트라 512GB 자급제", "different storage", id="capacity"),
-    pytest.param(IPHONE, "Apple 아이폰 15 256GB 블랙", "the title lacks pro", id="base-model-for-pro"),
     pytest.param(IPHONE, "Apple 아이폰 15 Pro Max 256GB", "the title says max", id="max-for-pro"),
-    pytest.param(GALAXY, "삼성전자 갤럭시 S24+ 256GB 자급제", "different variant", id="plus-sign-variant"),
     pytest.param(IPHONE_BLACK, "Apple 아이폰 15 Pro 256GB 내추럴 티타늄", "different colour", id="colour-asked"),
     pytest.param(WATER, "제주 삼다수 2L, 12개", "pack count: 12 instead of 6", id="bigger-pack"),
     pytest.param(WATER, "제주 삼다수 그린 2L 6개입 x 2팩", "pack count: 12 instead of 6", id="pack-of-packs"),
@@ -125,6 +123,25 @@ def test_the_rules_reject_a_different_product_with_a_reason(product, title, reas
     assert verdict.same_product is False, verdict.reason
     assert reason in verdict.reason
     assert 0.5 < verdict.confidence <= 1
+
+
+DOUBTED = [
+    pytest.param(IPHONE, "Apple 아이폰 15 256GB 블랙", "the title lacks pro", id="base-model-for-pro"),
+    pytest.param(GALAXY, "삼성전자 갤럭시 S24+ 자급제 256GB", "the title says plus", id="plus-sign-variant"),
+    pytest.param(GALAXY, "삼성전자 갤럭시 S24 플러스 256GB 자급제", "the title says plus", id="plus-word-variant"),
+]
+
+
+@pytest.mark.parametrize(("product", "title", "reason"), DOUBTED)
+def test_a_variant_word_the_title_lacks_or_reads_from_a_sign_is_doubted_and_one_it_writes_rejected(
+    product, title, reason
+):
+    verdict = rules_verdict(product, title)
+
+    assert verdict.same_product is False, verdict.reason
+    assert reason in verdict.reason
+    written = "플러스" in title
+    assert verdict.uncertain is not written, verdict.reason
 
 
 def test_the_rules_judge_a_whole_result_page_and_keep_candidate_order():

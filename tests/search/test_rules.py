@@ -13,7 +13,7 @@ from search.handler import run_pipeline
 from search.judge import judge_by_rules, reference_price
 from search.listings import Listing, ProductQuery
 from search.rules import FAR_BELOW_SHARE, RULES
-from search.titles import loan_spelling, read_title, sound_key, sound_keys
+from search.titles import loan_spelling, read_title, sound_key, sound_keys, vowel_reading
 
 CLEANER = ProductQuery(product_code="DY-15", product_name="다이슨 V15 디텍트 무선청소기", brand="다이슨")
 PURIFIER = ProductQuery(
@@ -808,3 +808,94 @@ def test_a_shade_named_in_place_of_our_colour_is_doubted():
 
     ruled, is_sure = verdict(gloves, "라이더스 GX-300 메쉬 글러브 네온 XL")
     assert (ruled.same_product, is_sure) == (False, False)
+
+
+# --- certainty earned on products no rule was written for: evidence the rules may misread is a Doubt ---------
+
+
+def test_a_measure_inside_a_hyphenated_model_code_is_part_of_the_code():
+    stick = ProductQuery(
+        product_code="U-1", product_name="노바디스크 트윈 USB 256GB", brand="노바디스크", model_code="NVD3-256G-K12"
+    )
+
+    assert "storage" not in read_title("NVD3-256G-K12").measures
+    ruled, is_sure = verdict(stick, "노바디스크 트윈 USB 256GB NVD3-256G-K12")
+    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+
+
+def test_a_plus_glued_between_two_latin_words_joins_a_makers_name():
+    drops = ProductQuery(product_code="E-1", product_name="펜윅앤레인 아이드롭 10ml", brand="Fenwick+Lane")
+
+    assert read_title("Fenwick+Lane 아이드롭 10ml").bundle is None
+    assert "plus" not in read_title("Fenwick+Lane 아이드롭 10ml").variants
+    assert read_title("아이드롭 10ml + 세척컵").bundle == "+ 세척컵"
+    assert read_title("아이드롭 10ml + 무료배송").bundle is None
+    assert not verdict(drops, "Fenwick+Lane 아이드롭 10ml")[0].reason.startswith("a set")
+
+
+def test_two_years_in_place_of_each_other_are_doubted_not_rejected():
+    workbook = ProductQuery(product_code="B-1", product_name="한빛 기초 물리 문제집 2023")
+
+    ruled, is_sure = verdict(workbook, "한빛 기초 물리 문제집 2026")
+    assert (ruled.uncertain, is_sure) == (True, False), ruled.reason
+    ruled, is_sure = verdict(workbook, "한빛 기초 물리 문제집 3판")
+    assert is_sure is False or ruled.same_product is False
+
+
+def test_a_name_in_another_spelling_of_its_own_script_is_doubted_not_rejected():
+    grapes = ProductQuery(product_code="F-1", product_name="캠벨포도 2kg")
+
+    ruled, is_sure = verdict(grapes, "캠밸포두 2kg")
+    assert (ruled.uncertain, is_sure) == (True, False), ruled.reason
+    ruled, is_sure = verdict(grapes, "청송 사과 2kg")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_another_brand_word_after_the_first_is_doubted_where_the_maker_is_unknown():
+    juice = ProductQuery(product_code="J-1", product_name="해밀 착즙 사과 1L")
+
+    ruled, is_sure = verdict(juice, "해밀 착즙 애플 1L")
+    assert (ruled.uncertain, is_sure) == (True, False), ruled.reason
+    ruled, is_sure = verdict(juice, "풀무원 착즙 사과 1L")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_an_accessory_included_in_the_box_is_not_what_is_sold():
+    hooks = ProductQuery(product_code="K-1", product_name="바늘나라 대나무 코바늘 세트 12개입", brand="바늘나라")
+
+    assert "케이스" not in read_title("바늘나라 대나무 코바늘 세트 12개입, 케이스포함").text
+    assert "케이스" in read_title("바늘나라 대나무 코바늘 케이스 미포함").text
+    ruled, _ = verdict(hooks, "바늘나라 대나무 코바늘 세트 12개입, 파우치 동봉")
+    assert ruled.same_product, ruled.reason
+
+
+def test_another_code_of_another_shape_is_doubted_and_one_of_our_makers_letters_rejected():
+    router = ProductQuery(
+        product_code="R-1", product_name="넷하이브 메시 공유기 NH-M20", brand="넷하이브", model_code="NH-M20"
+    )
+
+    ruled, is_sure = verdict(router, "넷하이브 메시 공유기 AX1800 3팩")
+    assert (ruled.uncertain, is_sure) == (True, False), ruled.reason
+    ruled, is_sure = verdict(router, "넷하이브 메시 공유기 NH-M35")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_code_match_is_not_sure_where_the_title_states_no_size_the_product_states():
+    boots = ProductQuery(product_code="S-9", product_name="트레일원 TR-77 등산화 270", model_code="TR-77")
+
+    ruled, is_sure = verdict(boots, "트레일원 TR-77 등산화")
+    assert (ruled.same_product, is_sure) == (True, False), ruled.reason
+    ruled, is_sure = verdict(boots, "트레일원 TR-77 등산화 270")
+    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+
+
+def test_a_name_word_ending_in_a_kind_word_may_be_left_out_and_a_short_name_is_read_with_its_vowels():
+    litter = ProductQuery(product_code="O-1", product_name="모래왕 클린 두부고양이모래 7L", brand="모래왕")
+    lamp = ProductQuery(product_code="L-1", product_name="이케아 글림마 티라이트 100개", brand="이케아")
+
+    ruled, _ = verdict(litter, "모래왕 클린 7L")
+    assert ruled.same_product, ruled.reason
+    assert vowel_reading("이케아") == vowel_reading("IKEA") == "ikea"
+    assert vowel_reading("테팔") == vowel_reading("Tefal") != vowel_reading("토플")
+    ruled, _ = verdict(lamp, "IKEA 글림마 티라이트 100개")
+    assert ruled.same_product, ruled.reason
