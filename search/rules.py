@@ -37,6 +37,7 @@ from search.vocabulary import (
     CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
     DEFAULT_LINE_WORDS,
+    DOUBTFUL_VARIANTS,
     KIND_WORDS,
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
@@ -390,6 +391,13 @@ class OtherModel(Rule):
             if quality:
                 context.code_found = code
                 context.code_exact = quality == "exact"
+                words = code_words(product)
+                lacking = [
+                    word for word in words if not word_found(word, listing) and not code_in(compact(word), listing)
+                ]
+                if len(words) > 1 and lacking:
+                    # B650-PLUS for "B650-PLUS WIFI": a word of our model code left out may be another model's.
+                    return Doubt(f"the title lacks {lacking[0]} of our model code")
                 if quality == "extended":
                     ours = product.query.model_code or code
                     return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
@@ -500,6 +508,14 @@ class VariantAndLine(Rule):
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
+        without = [
+            word
+            for word in name.words
+            if any(word.startswith(left) for left in listing.left_out - name.left_out)  # 광고없음 of an ad-free model
+        ]
+        if without:
+            # 헤드레스트 미포함 for a chair 헤드레스트형: the title says it comes without a part the product names.
+            return Reject(f"sold without {without[0]}, which the product has")
         # What the title says before what it lacks: a word said is stronger evidence than one left out.
         for variant in sorted(listing.variants ^ name.variants, key=lambda word: (word not in listing.variants, word)):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
@@ -515,7 +531,7 @@ class VariantAndLine(Rule):
                     # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
                     return Doubt(f"different variant: {side} {variant}")
                 return Caution(f"{side} {variant}")
-            if not says or _read_from_a_sign(variant, listing):
+            if not says or _read_from_a_sign(variant, listing) or variant in DOUBTFUL_VARIANTS:
                 # Absence is weaker evidence than presence: sellers leave words out (듀얼드라이브 럭스 for Ultra
                 # Dual Drive Luxe), and a "+" after a name may be the line's own mark (Endurance+). Never sure.
                 return Doubt(f"different variant: {side} {variant}")
@@ -545,7 +561,12 @@ class VariantAndLine(Rule):
             and not glued_to_a_colour(line, listing)
         }
         if extra_lines:
-            return Reject(f"another flavour or line: {', '.join(sorted(extra_lines))}")
+            said = f"another flavour or line: {', '.join(sorted(extra_lines))}"
+            if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
+                # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
+                # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.
+                return Doubt(said)
+            return Reject(said)
         shades = set(listing.words) & COLOUR_QUALIFIERS - set(name.words)
         if name.colours and not listing.colours and shades:
             # 네온 where the product is black: a shade named in place of our colour.
@@ -616,12 +637,16 @@ class ExtraWords(Rule):
         extra = unexplained_words(product, listing)
         if not extra:
             return None
-        glued = [word for word in extra if glued_to_name(word, product)]
-        if glued:
-            return Doubt(f"a word glued to the name: {glued[0]}")
         codes = [word for word in extra if code_shaped(word) and any(shape(word) == shape(c) for c in product.codes)]
         if codes:
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
+        if context.code_exact and product.query.model_code:
+            # The shop's exact model code names the product; a word it does not explain then more likely describes
+            # it (풀오토 턴테이블, 스탠드형, 공인구) than names another one, which has a code of its own. Never sure.
+            return Caution(f"words the product lacks: {' '.join(extra[:3])}")
+        glued = [word for word in extra if glued_to_name(word, product)]
+        if glued:
+            return Doubt(f"a word glued to the name: {glued[0]}")
         naming = [word for word in extra if is_naming(word) and not word.isascii()]
         naming += [word for word in extra if word.isascii() and word.isalpha() and len(word) <= 3]
         beside = [word for word in naming if beside_name(word, product, listing) and not before_a_colour(word, listing)]
@@ -747,6 +772,19 @@ def _may_be_left_out(word: str, can_be_left_out: frozenset[str]) -> bool:
     if word in can_be_left_out:
         return True
     return not word.isascii() and any(word.endswith(kind) and len(word) > len(kind) for kind in _HANGUL_KINDS)
+
+
+def _stands_alone(word: str, listing: Title, product: Product) -> bool:
+    """The title writes `word` as a word of its own, or glued to a word of our name (말차초코파이): not only inside
+    some other longer word (파인디지털, 디지털도어락)."""
+    spellings = listing.spellings.get(word, set()) | {word}
+    ours = [compact(word) for word in product.title.core_words if len(word) >= 2]
+    for token in re.findall(r"[0-9a-z가-힣]+", listing.plain):
+        if token in spellings:
+            return True
+        if any(spelled in token for spelled in spellings) and any(our in token for our in ours):
+            return True
+    return False
 
 
 def _read_from_a_sign(variant: str, listing: Title) -> bool:

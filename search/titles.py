@@ -55,6 +55,7 @@ from search.vocabulary import (
     RENTAL_WORDS,
     SCALE_SIZES,
     SELLER_WORDS,
+    SERVICE_WORDS,
     SHOE_SIZE_RANGE,
     SMALL_UNITS_MIN,
     STOP_WORDS,
@@ -80,6 +81,8 @@ _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 # "필터 21개 포함": a counted consumable that comes in the box with the product is a gift, not what is sold
 # (미포함 says the opposite and stays).
 _INCLUDED = re.compile(r"(?<![0-9a-z가-힣])[0-9a-z가-힣]+\s*\d+\s*(?:개입|개|매|장|ea|p)\s*(?<!미)포함")
+# "헤드레스트 미포함", "충전기 별매", "본체 제외": what the listing comes without.
+_LEFT_OUT = re.compile(r"([0-9a-z가-힣]{2,})\s*(?:미포함|불포함|제외|별매|없음)(?![가-힣])")
 # "케이스포함", "전용 파우치 동봉": an accessory that comes in the box with the product is not what is sold.
 _ACCESSORY_INCLUDED = re.compile(r"(?<![0-9a-z가-힣])([0-9a-z가-힣]+)\s*(?<!미)(?:포함|동봉)(?![가-힣])")
 _RATINGS = re.compile(RATING_NOTATIONS)
@@ -267,6 +270,8 @@ class Title:
     """The word that shows a substitute or a copy (대체품, OEM, 짝퉁)."""
     sizes: dict[str, set[str]] = field(default_factory=dict)
     """Shoe ("260"), clothing ("m", "xl") and bedding ("queen") sizes, each in one spelling."""
+    left_out: set[str] = field(default_factory=set)
+    """What the title says it comes without ("헤드레스트 미포함", "충전기 별매"), compacted."""
 
 
 def normalise(text: str) -> str:
@@ -455,6 +460,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         rental=_rental(text),
         bundle=_bundle(text),
         lookalike=next((word for word in LOOKALIKE_WORDS if _has_word(text, word)), None),
+        left_out={compact(match) for match in _LEFT_OUT.findall(plain)},
         sizes=_sizes(text),
     )
 
@@ -463,6 +469,9 @@ _MONTHLY_FEE = re.compile(MONTHLY_FEE)
 # "A + B": a plus sign before a word that is not a number (1+1 is a count) — what a gift, a refill or the Plus
 # variant leave behind was read before.
 _PLUS_WORD = re.compile(rf"\+\s*([a-z{_HANGUL}][0-9a-z{_HANGUL}]*|\d{{4,}}(?![0-9a-z]))")
+# "C200 + 64GB 마이크로SD": a plus sign set apart, a measure, then what that measure is of — another product.
+# (A + glued to a name, "S24+ 256GB", is the Plus variant; "1+1" has no unit.)
+_PLUS_MEASURE_WORD = re.compile(rf"(?<=\s)\+\s*\d+(?:\.\d+)?\s*[a-z가-힣]+\s+([a-z{_HANGUL}][0-9a-z{_HANGUL}]*)")
 _BUNDLE_PATTERN = re.compile("|".join(map(re.escape, BUNDLE_WORDS)))
 _SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s*(?:ml|g|kg|l|gb|원))")
 _DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+)(?![0-9a-z])")
@@ -493,10 +502,16 @@ def _bundle(text: str) -> str | None:
         word = match.group(1)
         if word in ("리필", "refill", "plus") or word.startswith("리필") or word in SELLER_WORDS:
             continue  # a refill, the Plus variant, or what the shop says of the sale (+ 무료설치, + 정품등록)
+        added = text[match.start() + 1 :].split("+")[0]
+        if any(service in added for service in SERVICE_WORDS):
+            continue  # + 스트링 작업, + 각인 서비스: work the shop does on the product, not another product
         before, after = text[match.start() - 1 : match.start()], text[match.start() + 1 : match.start() + 2]
         if before.isascii() and before.isalpha() and after.isascii() and after.isalpha():
             continue  # Bausch+Lomb, Dolce+Gabbana: a + glued between two Latin words joins a maker's name
         return "+ " + word
+    measured = _PLUS_MEASURE_WORD.search(text)
+    if measured and measured.group(1) not in SELLER_WORDS:
+        return "+ " + measured.group(1)
     found = _BUNDLE_PATTERN.search(text)
     return found.group(0) if found else None
 

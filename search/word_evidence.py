@@ -101,6 +101,15 @@ _ONE_SYLLABLE = re.compile(r"[가-힣]")
 # --- what a listing says beyond the product -----------------------------------------------------------------
 
 
+SHOP_SUFFIXES = ("마트", "샵", "몰", "스토어", "상회", "마켓", "상사", "유통", "shop", "mall", "store", "mart")
+"""How a seller's own name ends (공구마트, 유도용품샵, 스포츠몰, OO상회): what the shop is, never what it sells."""
+
+
+def shop_name(word: str) -> bool:
+    """A seller's name by its ending: a suffix of SHOP_SUFFIXES after at least two more letters."""
+    return any(word.endswith(suffix) and len(word) >= len(suffix) + 2 for suffix in SHOP_SUFFIXES)
+
+
 def unexplained_words(product: Product, listing: Title) -> list[str]:
     """The listing's words that neither the product nor a known harmless mark explains (in title order)."""
     name = product.title
@@ -122,6 +131,8 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
     if _ONE_SYLLABLE.fullmatch(word) or (len(word) == 1 and word.isascii()):
         return True
     if _DATE.fullmatch(word):
+        return True
+    if shop_name(word):
         return True
     if IMPLIED_BY.get(word) in listing.words:
         return True
@@ -407,8 +418,15 @@ def styled_after(listing: Title, product: Product) -> str | None:
     """A look-alike word right after a brand or the product's own name ("다이슨 스타일", "다이슨st")."""
     words = listing.words
     anchors = _BRAND_WORDS | set(product.title.core_words)
+    own_pairs = set(itertools.pairwise(product.title.words))
     for before, word in itertools.pairwise(words):
-        if word in LOOKALIKE_AFTER_BRAND and (before in anchors or before in product.title.words):
+        if word not in LOOKALIKE_AFTER_BRAND or (before, word) in own_pairs:
+            continue  # 프로스타일 in the product's own name is its name, not "in the style of"
+        # 엘리트 스타일 for 엘리트스크린: the head of our own glued word, then the look-alike mark.
+        head_of_ours = len(before) >= 2 and any(
+            ours.startswith(before) and ours != before for ours in product.title.words if not ours.isascii()
+        )
+        if before in anchors or before in product.title.words or head_of_ours:
             return f"{before} {word}"
     return None
 

@@ -33,7 +33,7 @@ from search.vocabulary.accessories import (
     NOT_COMPATIBLE,
 )
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
-from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS
+from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
 from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
 from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS, GLUED_COLOURS
@@ -62,7 +62,14 @@ from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATI
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
-from search.vocabulary.variants import LINE_WORDS, NETWORKS, ONE_SIDED_VARIANTS, OPPOSITES, VARIANTS
+from search.vocabulary.variants import (
+    DOUBTFUL_VARIANTS,
+    LINE_WORDS,
+    NETWORKS,
+    ONE_SIDED_VARIANTS,
+    OPPOSITES,
+    VARIANTS,
+)
 
 __all__ = [
     "ACCESSORY_KINDS",
@@ -82,6 +89,7 @@ __all__ = [
     "COUNT_UNITS",
     "DEFAULT_LINE_WORDS",
     "DESCRIPTORS",
+    "DOUBTFUL_VARIANTS",
     "GIFT_WORDS",
     "GLUED_COLOURS",
     "GLUED_UNITS",
@@ -115,6 +123,7 @@ __all__ = [
     "RENTAL_WORDS",
     "SCALE_SIZES",
     "SELLER_WORDS",
+    "SERVICE_WORDS",
     "SHOE_SIZE_RANGE",
     "SMALL_UNITS_MIN",
     "STOP_WORDS",

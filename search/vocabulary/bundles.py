@@ -11,3 +11,6 @@ BUNDLE_WORDS = ("세트구성", "패키지구성", "합본", "더블팩", "듀�
 """Words that mark a set of several products."""
 MACHINE_COUNTERS = ("대",)
 """Counters of machines: "2대" sells two units of the machine."""
+SERVICE_WORDS = ("작업", "서비스", "설치", "시공", "조립", "각인", "포장", "무료")
+"""Work the shop does on the product itself, after a plus sign ("+ 스트링 작업", "+ 각인 서비스", "+ 조립"): not a
+second product. From sellers' titles of rackets, furniture, jewellery and gifts."""

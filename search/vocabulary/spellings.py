@@ -11,6 +11,7 @@ TRANSLITERATIONS: dict[str, str] = {
     "버즈": "buds", "아이폰": "iphone", "아이패드": "ipad", "맥북": "macbook", "아이맥": "imac",
     "에디션": "edition", "디스크": "disc", "디지털": "digital", "프로": "pro", "워치": "watch", "북": "book",
     "울트라": "ultra", "플러스": "plus", "맥스": "max", "미니": "mini", "라이트": "lite", "슬림": "slim",
+    "알파": "alpha", "오메가": "omega",
     "에어": "air", "노트": "note", "엣지": "edge", "스위치": "switch", "디텍트": "detect", "컴플리트": "complete",
     "오리진": "origin", "제로": "zero", "슈거": "sugar", "슈가": "sugar", "라임": "lime", "레몬": "lemon",
     "망고": "mango", "체리": "cherry", "오리지널": "original", "클래식": "classic", "화이트": "white",

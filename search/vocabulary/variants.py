@@ -23,10 +23,16 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "edp": ("edp",),
     "parfum": ("parfum", "빠르펭", "퍼퓸"),
     "cologne": ("cologne",),
+    # Greek letters name a maker's models one after another (QXD8000 알파, Alpha 7, Omega): DOUBTFUL_VARIANTS.
+    "alpha": ("alpha",),
+    "omega": ("omega",),
 }
 # Counted only when the title names it and the product does not: shops use 미니 as a plain adjective, and 레귤러
 # (the full size beside a mini) is left out of most titles of the regular product.
-ONE_SIDED_VARIANTS = frozenset({"mini", "regular"})
+ONE_SIDED_VARIANTS = frozenset({"mini", "regular", "alpha", "omega"})
+# Greek letters name a maker's models (QXD8000 알파) and are also how Korean reads other names (RPHA is 알파) and
+# a maker's whole line (소니 알파): evidence of another model where the title adds one, never proof.
+DOUBTFUL_VARIANTS = frozenset({"alpha", "omega"})
 
 # Flavours, lines and editions: a listing that names one the product does not is another product (펩시 제로
 # 라임 for 펩시 제로); one the product names and the listing lacks leaves it unsure.

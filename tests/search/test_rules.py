@@ -899,3 +899,78 @@ def test_a_name_word_ending_in_a_kind_word_may_be_left_out_and_a_short_name_is_r
     assert vowel_reading("테팔") == vowel_reading("Tefal") != vowel_reading("토플")
     ruled, _ = verdict(lamp, "IKEA 글림마 티라이트 100개")
     assert ruled.same_product, ruled.reason
+
+
+# --- fixed after blind6 and blind7's first sight: each on an invented product ------------------------------
+
+
+def test_a_garment_counter_counts_and_work_after_a_plus_sign_is_no_second_product():
+    suit = ProductQuery(product_code="D-1", product_name="미르 KJ900 유도복 백색 170", model_code="KJ900")
+
+    ruled, _ = verdict(suit, "미르 KJ900 유도복 백색 170 (2벌)")
+    assert ruled.same_product is False, ruled.reason
+    assert "count" in ruled.reason
+    assert read_title("하이랙 프로 88 라켓 4U + 스트링 작업 + 그립 증정").bundle is None
+    assert read_title("하이랙 카메라 C10 + 64GB 메모리카드 세트").bundle == "+ 메모리카드"
+    assert read_title("하이랙 폰 S9+ 256GB 자급제").bundle is None
+
+
+def test_style_in_the_products_own_name_is_no_look_alike_but_after_the_head_of_our_word_it_is():
+    gloves = ProductQuery(product_code="B-1", product_name="킥맥스 프로스타일 복싱글러브 12온스", brand="킥맥스")
+    screen = ProductQuery(product_code="S-1", product_name="비전스크린 100인치 삼각대 스크린")
+
+    ruled, _ = verdict(gloves, "킥맥스 프로스타일 복싱글러브 12온스 블랙")
+    assert ruled.same_product, ruled.reason
+    ruled, is_sure = verdict(screen, "100인치 삼각대 빔스크린 비전 스타일")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_title_that_says_it_comes_without_a_part_the_product_names_is_not_the_product():
+    chair = ProductQuery(product_code="C-1", product_name="의자왕 X10 메쉬의자 헤드레스트형 블랙", brand="의자왕")
+    reader = ProductQuery(product_code="E-1", product_name="리더원 5세대 16GB 광고없음", brand="리더원")
+
+    assert read_title("의자왕 X10 헤드레스트 미포함, 블랙").left_out == {"헤드레스트"}
+    ruled, is_sure = verdict(chair, "의자왕 X10 메쉬의자 헤드레스트 미포함, 블랙")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    assert verdict(reader, "리더원 5세대 16GB 광고없음 블랙")[0].same_product
+
+
+def test_a_line_word_inside_another_word_or_beside_our_exact_code_is_doubted_not_rejected():
+    lock = ProductQuery(product_code="L-1", product_name="잠금왕 푸시풀 도어락 JW-550", model_code="JW-550")
+    pie = ProductQuery(product_code="P-1", product_name="해밀 초코파이 12개입", brand="해밀")
+
+    ruled, is_sure = verdict(lock, "잠금왕 JW-550 푸시풀 디지털도어락")
+    assert not is_sure, ruled.reason
+    ruled, is_sure = verdict(lock, "잠금왕 JW-550 디지털 푸시풀 도어락")
+    assert not is_sure, ruled.reason
+    ruled, is_sure = verdict(pie, "해밀 말차초코파이 12개입")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_word_of_our_model_code_the_title_lacks_is_never_sure():
+    board = ProductQuery(product_code="M-1", product_name="보드원 K650-ZETA WIFI", model_code="K650-ZETA WIFI")
+    tap = ProductQuery(product_code="T-1", product_name="물방울 원홀 세면수전 MB-L2210", model_code="MB-L2210")
+
+    ruled, is_sure = verdict(board, "보드원 K650-ZETA 정품")
+    assert ruled.uncertain, ruled.reason
+    assert not is_sure
+    ruled, is_sure = verdict(tap, "물방울 원홀 세면수전 MB-L2210")
+    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+
+
+def test_a_sellers_name_is_no_evidence_and_beside_the_shops_exact_code_a_descriptor_is_a_caution():
+    glue = ProductQuery(product_code="G-1", product_name="접착왕 501 순간접착제 20g", model_code="501")
+    deck = ProductQuery(product_code="T-1", product_name="턴원 TX-90 턴테이블 블랙", model_code="TX-90")
+
+    ruled, _ = verdict(glue, "접착왕 501 순간접착제 20g [공구마트]")
+    assert ruled.same_product, ruled.reason
+    ruled, is_sure = verdict(deck, "턴원 TX-90 풀오토 턴테이블 블랙")
+    assert (ruled.same_product, is_sure) == (True, False), ruled.reason
+
+
+def test_a_greek_letter_beside_the_name_is_doubted_another_model():
+    cam = ProductQuery(product_code="K-1", product_name="길잡이 블랙박스 GX800 32GB", model_code="GX800")
+
+    ruled, is_sure = verdict(cam, "길잡이 블랙박스 GX800 알파 32GB")
+    assert ruled.uncertain, ruled.reason
+    assert not is_sure
