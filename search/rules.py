@@ -66,6 +66,7 @@ from search.word_evidence import (
     part_of_a_word,
     same_total,
     shape,
+    shop_name,
     show,
     size_word,
     sounds_like_one_of,
@@ -395,7 +396,8 @@ class OtherModel(Rule):
                 lacking = [
                     word for word in words if not word_found(word, listing) and not code_in(compact(word), listing)
                 ]
-                if len(words) > 1 and lacking:
+                whole = compact(product.query.model_code or "")
+                if len(words) > 1 and lacking and whole not in listing.compact and whole not in listing.raw_compact:
                     # B650-PLUS for "B650-PLUS WIFI": a word of our model code left out may be another model's.
                     return Doubt(f"the title lacks {lacking[0]} of our model code")
                 if quality == "extended":
@@ -740,7 +742,11 @@ class Identity(Rule):
         if not core:
             # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
             # that names one (그린 무라벨, 스파클링) may be another product of the brand.
-            named = [word for word in listing.core_words if word not in can_be_left_out and not word_found(word, name)]
+            named = [
+                word
+                for word in listing.core_words
+                if word not in can_be_left_out and not shop_name(word) and not word_found(word, name)
+            ]
             if named:
                 return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
         if missing and (

@@ -120,6 +120,9 @@ _NUMBER_SIGN = re.compile(r"(?<![0-9a-z])(?:no\.|no|#)\s?(?=\d)")
 """A number sign before a number (No.220, #06, no 5): the number alone is what it says."""
 _NAMED_X = re.compile(r"(?<![0-9a-z-])([a-z]+)\s+x(\d{1,3})(?![0-9a-z.])")
 """A Latin word before "X20" glued to its number (Deco X20, BMW X3): a model's name, not "times 20"."""
+# "Emberton II", "Mark III": a Roman numeral standing alone after a name is its number (엠버튼2, 마크3).
+_ROMAN_NUMERAL = re.compile(r"(?<=[a-z가-힣] )(iii|ii)(?![0-9a-z])")
+_ROMAN_VALUES = {"ii": "2", "iii": "3"}
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_HANGUL}])(?=[0-9a-z])|(?<=[0-9a-z])(?=[{_HANGUL}])")
 _WORD = re.compile(rf"[0-9a-z{_HANGUL}]+(?:[-./][0-9a-z{_HANGUL}]+)*")
 _LATIN_CODE = re.compile(r"[0-9a-z]+(?:[-./][0-9a-z]+)*")
@@ -279,6 +282,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _NUMBER_SIGN.sub(" ", _APOSTROPHE.sub("", text))
+    text = _ROMAN_NUMERAL.sub(lambda match: _ROMAN_VALUES[match.group(1)], text)
     text = _NAMED_X.sub(lambda m: m.group(0) if m.group(1) in _COUNTERS else f"{m.group(1)}-x{m.group(2)}", text)
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
@@ -766,6 +770,7 @@ _LATIN_READINGS = (
     ("r_kept", r"r(?![aeiouy])", "l"),  # Dior 디올, Carl 칼: a final r Korean writes as ㄹ
     ("plural_dropped", r"(?<=[a-z]{3})s$", ""),  # Wafers 웨이퍼, Flakes 플레이크: Korean names the thing once
     ("re_silent", r"(?<=[a-z]{3})re$", ""),  # Sapphire 사파이어, fire 파이어
+    ("f_as_h", r"^f", "h"),  # Fissler 휘슬러, Fuji 후지, Fila 휠라: an older loanword's f is ㅎ
 )
 
 
@@ -866,6 +871,12 @@ def vowel_reading(word: str) -> str:
                 "t" if final in _FINAL_S else _FINALS[final],
             ]
     return _squeezed("".join(sounds))
+
+
+def letters_read(word: str) -> str:
+    """A short Latin word read letter by letter as Korean names the letters (JBL 제이비엘, LG 엘지, HP 에이치피)."""
+    letters = re.sub("[^a-z]", "", word.lower())
+    return "".join(_LETTER_NAMES[letter] for letter in letters) if letters else ""
 
 
 def _squeezed(key: str) -> str:

@@ -20,6 +20,7 @@ from search.titles import (
     colour_named,
     compact,
     is_code_like,
+    letters_read,
     loan_spelling,
     normalise,
     read_title,
@@ -101,7 +102,9 @@ _ONE_SYLLABLE = re.compile(r"[가-힣]")
 # --- what a listing says beyond the product -----------------------------------------------------------------
 
 
-SHOP_SUFFIXES = ("마트", "샵", "몰", "스토어", "상회", "마켓", "상사", "유통", "shop", "mall", "store", "mart")
+SHOP_SUFFIXES = (
+    "마트", "샵", "몰", "스토어", "상회", "마켓", "상사", "유통", "닷컴", "전문점", "shop", "mall", "store", "mart",
+)  # fmt: skip
 """How a seller's own name ends (공구마트, 유도용품샵, 스포츠몰, OO상회): what the shop is, never what it sells."""
 
 
@@ -457,8 +460,12 @@ def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> 
     if word in listing.words:
         return True
     if word.isascii() and len(compact(word)) < 4:
-        # Short Latin words only count whole (I/O as IO): AA is not AAA, S is not S9.
-        return bool(compact(word)) and any(compact(other) == compact(word) for other in listing.words)
+        # Short Latin words only count whole (I/O as IO): AA is not AAA, S is not S9; or read letter by letter in
+        # Hangul (제이비엘 for JBL).
+        spelled = letters_read(word) if len(compact(word)) >= 2 and compact(word).isalpha() else ""
+        return bool(compact(word)) and any(
+            compact(other) == compact(word) or (spelled and other == spelled) for other in listing.words
+        )
     if len(word) >= 2 and compact(word) in listing.compact:
         return True
     if len(word) >= 2 and not word.isascii() and loan_spelling(compact(word)) in loan_spelling(listing.compact):

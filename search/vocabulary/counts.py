@@ -11,7 +11,7 @@ COUNT_UNITS = (
     "켤레", "족", "알", "정", "캡슐", "스틱", "구", "종", "묶음", "펫", "ea", "pcs", "pc", "p", "t", "pet", "pack", "대", "더즌", "다스", "dozen", "자루",
     "본", "벌", "슬리브", "소프트젤", "softgels", "정제", "베지캡슐", "tablets", "ct", "매입",
     # English counters on imported goods' titles (30 Sheets, 4 pieces, 81 count).
-    "sheets", "sheet", "pieces", "piece", "count", "bags", "rolls", "pk", "피스",
+    "sheets", "sheet", "pieces", "piece", "count", "bags", "rolls", "pk", "피스", "티백", "teabags",
 )  # fmt: skip
 # Units a Korean title may glue to the next word ("3겹화장지", "6인용밥솥", "30롤입"): no other word starts
 # with them, so they count even when a Hangul word follows.

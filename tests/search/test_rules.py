@@ -13,7 +13,7 @@ from search.handler import run_pipeline
 from search.judge import judge_by_rules, reference_price
 from search.listings import Listing, ProductQuery
 from search.rules import FAR_BELOW_SHARE, RULES
-from search.titles import loan_spelling, read_title, sound_key, sound_keys, vowel_reading
+from search.titles import letters_read, loan_spelling, read_title, sound_key, sound_keys, vowel_reading
 
 CLEANER = ProductQuery(product_code="DY-15", product_name="다이슨 V15 디텍트 무선청소기", brand="다이슨")
 PURIFIER = ProductQuery(
@@ -974,3 +974,23 @@ def test_a_greek_letter_beside_the_name_is_doubted_another_model():
     ruled, is_sure = verdict(cam, "길잡이 블랙박스 GX800 알파 32GB")
     assert ruled.uncertain, ruled.reason
     assert not is_sure
+
+
+def test_latin_names_read_as_korean_writes_them_letters_f_and_roman_numerals():
+    speaker = ProductQuery(product_code="A-1", product_name="VKL 버블 3 블루투스 스피커")
+    pot = ProductQuery(product_code="A-2", product_name="휘엔도 압력솥 4.5L", brand="휘엔도")
+
+    assert letters_read("VKL") == "브이케이엘"
+    assert verdict(speaker, "브이케이엘 버블 3 블루투스 스피커")[0].same_product
+    assert verdict(pot, "Fiendo 압력솥 4.5리터")[0].same_product
+    assert read_title("Orbit Boom II 스피커").words == ["orbit", "boom", "2", "스피커"]
+
+
+def test_a_tea_bag_counts_a_shops_dot_com_is_its_name_and_our_code_glued_whole_is_ours():
+    tea = ProductQuery(product_code="T-1", product_name="하늘차 옐로우 100티백", brand="하늘차")
+    lacquer = ProductQuery(product_code="N-1", product_name="칠보 네일락카 KL Q22", model_code="KL Q22")
+
+    assert read_title("하늘차 옐로우 100티백").pack_count == 100
+    assert verdict(tea, "하늘차 옐로우 100티백 [티월드닷컴]")[0].same_product
+    ruled, _ = verdict(lacquer, "칠보 네일락카 KLQ22 15ml")
+    assert not ruled.uncertain, ruled.reason
