@@ -36,9 +36,11 @@ from search.vocabulary import (
     BRAND_ALIASES,
     CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
+    COUNT_UNITS,
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
     KIND_WORDS,
+    MEASURE_UNITS,
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
@@ -100,6 +102,7 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
 
 
+_COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
 _HANGUL_KINDS = tuple(sorted(kind for kind in KIND_WORDS if not kind.isascii() and len(kind) >= 2))
 """Kind words a compound may end in (search.rules._may_be_left_out)."""
 _YEAR = re.compile(r"different model: (19[5-9]\d|20[0-4]\d) instead of (19[5-9]\d|20[0-4]\d)$")
@@ -353,6 +356,7 @@ class OtherBrand(Rule):
 
     def check(self, context: Context) -> Finding:
         listing, product = context.listing, context.product
+        own_tokens = {compact(token) for token in context.name.plain.split()}
         if listing.lookalike and not context.name.lookalike:
             return Reject(f"a look-alike or substitute ({listing.lookalike})")
         styled = styled_after(listing, product)
@@ -361,8 +365,12 @@ class OtherBrand(Rule):
         others = {
             group
             for group in listing.brand_groups - product.brand_groups
-            # Braun for 브라운: the product's own word in the other script, not another maker.
-            if not any(sounds_like_one_of(compact(alias), context.name.words) for alias in BRAND_ALIASES[group])
+            # Braun for 브라운: the product's own word in the other script, not another maker; 쓰리엠 where the
+            # product writes 3M (read as three metres there): its own maker.
+            if not any(
+                sounds_like_one_of(compact(alias), context.name.words) or compact(alias) in own_tokens
+                for alias in BRAND_ALIASES[group]
+            )
         }
         if others and not context.ours_named:
             said = f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}"
@@ -453,6 +461,14 @@ class MeasureAndSize(Rule):
         if ours and theirs and not ours & theirs:
             # XL gloves, L helmet: a letter size of anything, where both say one.
             return Reject(f"different size: {'/'.join(sorted(theirs))} instead of {'/'.join(sorted(ours))}")
+        if listing.measures.get("generation") and "generation" not in name.measures:
+            # 2세대, 2nd Gen where the product names no generation: a later model, or ours written in full.
+            return Doubt(f"a generation the product does not state: {show(listing.measures['generation'])}")
+        ours_short, theirs_short = _one_syllable_words(name), _one_syllable_words(listing)
+        if ours_short - theirs_short and theirs_short - ours_short:
+            # 지퍼백 소 for 지퍼백 중, 숏 for 롱: one short word of ours put in place of another.
+            swapped = f"{'/'.join(sorted(theirs_short - ours_short))} for {'/'.join(sorted(ours_short - theirs_short))}"
+            return Doubt(f"one short word in place of ours: {swapped}")
         if listing.sizes.get("scale") and "scale" not in name.sizes:
             return Doubt(f"a size the product does not state: {'/'.join(sorted(listing.sizes['scale']))}")
         other = other_model_number(name, listing)
@@ -791,6 +807,11 @@ def _stands_alone(word: str, listing: Title, product: Product) -> bool:
         if any(spelled in token for spelled in spellings) and any(our in token for our in ours):
             return True
     return False
+
+
+def _one_syllable_words(title: Title) -> set[str]:
+    """The one-syllable Hangul words of a title that are no count or unit (소, 중, 대, 롱): sizes, cuts."""
+    return {word for word in title.words if len(word) == 1 and "가" <= word <= "힣" and word not in _COUNT_WORDS}
 
 
 def _read_from_a_sign(variant: str, listing: Title) -> bool:

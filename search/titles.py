@@ -98,7 +98,10 @@ _GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])")
 # "1,000 IU": a thousands separator, not a list.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).
-_DIMENSION = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})\s*(mm|cm|m)?(?![0-9a-z.])")
+_DIMENSION = re.compile(
+    # A third side (900x450x1800: a shelf's width, depth and height) is part of the same size.
+    r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})((?:\s*[x×*]\s*\d{2,4})?)\s*(mm|cm|m)?(?![0-9a-z.])"
+)
 # "700x18-28C": a size and a range of widths (a bicycle tube, a tyre), never a count of 18.
 _DIMENSION_RANGE = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{1,4})(-\d{1,4}[a-z]?)(?![0-9a-z.])")
 # A tyre size: 245/45R18, 245/45ZR18, 245 45 18.
@@ -282,7 +285,6 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text or "").casefold()
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _NUMBER_SIGN.sub(" ", _APOSTROPHE.sub("", text))
-    text = _ROMAN_NUMERAL.sub(lambda match: _ROMAN_VALUES[match.group(1)], text)
     text = _NAMED_X.sub(lambda m: m.group(0) if m.group(1) in _COUNTERS else f"{m.group(1)}-x{m.group(2)}", text)
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
@@ -296,7 +298,8 @@ def normalise(text: str) -> str:
     text = _LATIN_WORD_NUMBER.sub(
         lambda m: f"{m.group(1)} {m.group(2)}" if m.group(1) in _LATIN_WORDS else m.group(0), text
     )
-    return _SCRIPT_BOUNDARY.sub(" ", text)
+    text = _SCRIPT_BOUNDARY.sub(" ", text)
+    return _ROMAN_NUMERAL.sub(lambda match: _ROMAN_VALUES[match.group(1)], text)
 
 
 _COUNTERS = frozenset(COUNT_UNITS)
@@ -304,10 +307,11 @@ _COUNTERS = frozenset(COUNT_UNITS)
 
 def _dimension_word(match: re.Match) -> str:
     """ "50x70cm" → "50by70": one size word; "100 x 10" stays a count (a bare dimension needs both sides ≥ 20)."""
-    first, second, unit = int(match.group(1)), int(match.group(2)), match.group(3)
-    if not unit and min(first, second) < DIMENSION_MIN:
+    first, second, third, unit = int(match.group(1)), int(match.group(2)), match.group(3), match.group(4)
+    if not unit and not third and min(first, second) < DIMENSION_MIN:
         return match.group(0)
-    return f" {match.group(1)}by{match.group(2)} "
+    height = re.sub(r"\D", "", third)
+    return f" {match.group(1)}by{match.group(2)}{'by' + height if height else ''} "
 
 
 def compact(text: str) -> str:
@@ -478,7 +482,7 @@ _PLUS_WORD = re.compile(rf"\+\s*([a-z{_HANGUL}][0-9a-z{_HANGUL}]*|\d{{4,}}(?![0-
 _PLUS_MEASURE_WORD = re.compile(rf"(?<=\s)\+\s*\d+(?:\.\d+)?\s*[a-z가-힣]+\s+([a-z{_HANGUL}][0-9a-z{_HANGUL}]*)")
 _BUNDLE_PATTERN = re.compile("|".join(map(re.escape, BUNDLE_WORDS)))
 _SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s*(?:ml|g|kg|l|gb|원))")
-_DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+)(?![0-9a-z])")
+_DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+(?:by\d+)?)(?![0-9a-z])")
 _SHOE_RANGE = re.compile(r"(?<![0-9])(\d{3})\s*(?:mm)?\s*[~-]\s*(\d{3})(?![0-9])")
 _SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
 # Kind words of clothes: in a title naming one, a lone S/M/L/XL is its size.

@@ -17,6 +17,8 @@ CONDITION_WORDS = (
 NOT_CONDITION = (
     "중고등", "미개봉", "반품불가", "반품 불가", "교환/반품", "교환 반품", "교환반품", "무료반품", "반품비", "흠집방지",
     "흠집 방지", "스크래치방지", "스크래치 방지", "테스터기", "진열대", "전시회",
+    # Words that hold a condition word inside them: a slipper (슬리퍼) or a clipper is no refurbished unit (리퍼).
+    "슬리퍼", "클리퍼", "플리퍼", "그리퍼",
 )  # fmt: skip
 
 # Accessory, part and consumable kinds: a listing naming one the product does not name is not the product.

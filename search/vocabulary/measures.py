@@ -40,6 +40,9 @@ MEASURE_UNITS: dict[str, tuple[str, float]] = {
     "단계": ("stage", 1),
     "gen": ("generation", 1),
     "겹": ("ply", 1),
+    # Ports of a hub, a charger or a switch (3포트, 8 ports): a 3-port charger is not the 2-port one.
+    "포트": ("ports", 1),
+    "ports": ("ports", 1),
 }
 # Mobile network generations read like weights ("5G"); they are not.
 NOT_WEIGHTS = frozenset({"3g", "4g", "5g"})

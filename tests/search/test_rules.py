@@ -994,3 +994,39 @@ def test_a_tea_bag_counts_a_shops_dot_com_is_its_name_and_our_code_glued_whole_i
     assert verdict(tea, "하늘차 옐로우 100티백 [티월드닷컴]")[0].same_product
     ruled, _ = verdict(lacquer, "칠보 네일락카 KLQ22 15ml")
     assert not ruled.uncertain, ruled.reason
+
+
+# --- fixed after blind8 and blind9's first sight: each on an invented product ------------------------------
+
+
+def test_a_makers_name_the_product_writes_another_way_is_its_own_and_a_slipper_is_no_refurbished_unit():
+    mask = ProductQuery(product_code="M-1", product_name="3M 9100 방진마스크 20개입", model_code="9100")
+    slides = ProductQuery(product_code="S-1", product_name="런웨이 클라우드 슬리퍼 블랙 270", brand="런웨이")
+
+    ruled, _ = verdict(mask, "쓰리엠 9100 방진마스크 (20EA)")
+    assert "brand" not in ruled.reason
+    assert read_title("런웨이 클라우드 슬리퍼 블랙 270").condition is None
+    assert verdict(slides, "런웨이 클라우드 슬리퍼 블랙 270")[0].same_product
+
+
+def test_a_three_sided_size_is_one_size_and_ports_are_a_measure():
+    shelf = read_title("무볼트 선반 5단 900x450x1800 화이트")
+    charger = ProductQuery(product_code="C-1", product_name="볼트원 720 충전기 나노 II 65W", brand="볼트원")
+
+    assert shelf.sizes["dimension"] == {"900by450by1800"}
+    assert "900by450by1800" not in shelf.model_numbers
+    assert read_title("볼트원 720 나노II 65W 3포트").measures["ports"] == {3.0}
+    ruled, _ = verdict(charger, "볼트원 720 나노II 65W 3포트 충전기")
+    assert not (ruled.reason.startswith("different model")), ruled.reason
+
+
+def test_a_generation_the_product_does_not_state_and_a_short_word_in_place_of_ours_are_doubted():
+    scooter = ProductQuery(product_code="E-1", product_name="씽씽 전동킥보드 5 프로", brand="씽씽")
+    bags = ProductQuery(product_code="Z-1", product_name="보관왕 지퍼백 중 30매", brand="보관왕")
+
+    ruled, is_sure = verdict(scooter, "씽씽 전동킥보드 5 프로 2세대")
+    assert ruled.uncertain, ruled.reason
+    assert not is_sure
+    ruled, _ = verdict(bags, "보관왕 지퍼백 소 30매")
+    assert ruled.uncertain, ruled.reason
+    assert verdict(bags, "보관왕 지퍼백 중 30매입")[0].same_product
