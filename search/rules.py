@@ -616,6 +616,8 @@ class ExtraWords(Rule):
             # 쿠션 커버 for 쿠션커버: with its neighbour it is the product's own kind word.
             and not part_of_a_name(listing.words, position, product)
             and not inside_our_word(word, listing, product)
+            # 캡슐 커피머신 for a coffee machine: a kind word right before ours says which kind of ours it is.
+            and not _before_our_kind(listing.words, position, product)
         ]
         if other_kinds:
             return Doubt(f"another kind of product: {other_kinds[0]}")
@@ -807,6 +809,12 @@ def _stands_alone(word: str, listing: Title, product: Product) -> bool:
         if any(spelled in token for spelled in spellings) and any(our in token for our in ours):
             return True
     return False
+
+
+def _before_our_kind(words: list[str], position: int, product: Product) -> bool:
+    """The word at `position` stands right before a kind word of the product's own group."""
+    following = words[position + 1] if position + 1 < len(words) else ""
+    return bool(KIND_GROUP_OF.get(following, frozenset()) & product.kind_groups)
 
 
 def _one_syllable_words(title: Title) -> set[str]:

@@ -94,7 +94,8 @@ _GLUED_TIMES = re.compile(r"(\d(?:[a-z가-힣]{0,3}))\s*[x×*]\s*(?=\d)")
 # Not inside a code: ILCE-7M4 and A7M4 keep their 7M4.
 _GLUED_NUMBER = re.compile(r"(?<![0-9a-z-])(\d+(?:ml|kg|mm|cm|gb|tb|g|l|m))(?=\d)")
 # A grade written with plus signs (한우 1++, 1+ 등급): 1++ is not 1+, and neither is a count (1+1 has a digit after).
-_GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])")
+# Not a count glued to a word before a plus (핸들2+날4: two handles and four blades).
+_GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])(?!(?!등급)[가-힣])")
 # "1,000 IU": a thousands separator, not a list.
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).

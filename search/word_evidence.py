@@ -46,6 +46,7 @@ from search.vocabulary import (
     NOTICE_WORDS,
     PACKAGING_WORDS,
     PLAIN_WORDS,
+    SCALE_SIZES,
     SELLER_WORDS,
     STOP_WORDS,
     TRANSLITERATIONS,
@@ -108,6 +109,9 @@ SHOP_SUFFIXES = (
 """How a seller's own name ends (공구마트, 유도용품샵, 스포츠몰, OO상회): what the shop is, never what it sells."""
 
 
+_SELLER_ENDINGS = ("정품", "직송", "직구", "발송", "출고", "배송")
+
+
 def shop_name(word: str) -> bool:
     """A seller's name by its ending: a suffix of SHOP_SUFFIXES after at least two more letters."""
     return any(word.endswith(suffix) and len(word) >= len(suffix) + 2 for suffix in SHOP_SUFFIXES)
@@ -135,8 +139,12 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
         return True
     if _DATE.fullmatch(word):
         return True
-    if shop_name(word):
-        return True
+    if SCALE_SIZES.get(word) in name.sizes.get("scale", ()):
+        return True  # 중형 for 중: our own size, said another way
+    if shop_name(word) or (word.endswith(_SELLER_ENDINGS) and len(word) > 3):
+        return True  # 공구마트; 본사직송, 와인샵정품, 일본직구: a shop's word glued to what it says of the sale
+    if any(word in spellings for kind, spellings in ACCESSORY_KINDS.items() if kind in name.accessory_kinds):
+        return True  # 어댑터 for a 충전기: the product's own kind of part, in another word
     if IMPLIED_BY.get(word) in listing.words:
         return True
     # A made-for mark where the product is itself a part or an accessory (교체용 칫솔모, 리필모 for 칫솔모).

@@ -13,7 +13,7 @@ ACCESSORY_KINDS: dict[str, tuple[str, ...]] = {
     "screen film": ("필름", "강화유리", "액정보호", "보호필름", "film", "protector", "tempered"),
     "charger": ("충전기", "충전독", "어댑터", "charger", "adapter"),
     "cable": ("케이블", "젠더", "cable"),
-    "holder": ("거치대", "홀더", "holder", "mount"),
+    "holder": ("거치대", "홀더", "마운트", "holder", "mount"),
     "strap": ("스트랩", "키링", "strap", "lanyard"),
     "ear tips": ("이어팁", "폼팁", "이어캡", "이어패드", "이어쿠션", "eartips"),
     "part": (

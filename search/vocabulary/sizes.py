@@ -23,6 +23,8 @@ BEDDING_SIZES: dict[str, str] = {
 SCALE_SIZES: dict[str, str] = {
     "소형": "small", "중형": "medium", "대형": "large", "특대형": "extra large", "초대형": "extra large",
     "미니사이즈": "small",
+    # One syllable standing alone after a kind word (지퍼백 중, 위생백 대): the same three sizes.
+    "소": "small", "중": "medium", "대": "large",
 }  # fmt: skip
 """A size said in words on anything (중형 생리대, 대형 가랜드) → one spelling: another is another product, and one the
 product does not state leaves a match unsure."""

@@ -1030,3 +1030,23 @@ def test_a_generation_the_product_does_not_state_and_a_short_word_in_place_of_ou
     ruled, _ = verdict(bags, "보관왕 지퍼백 소 30매")
     assert ruled.uncertain, ruled.reason
     assert verdict(bags, "보관왕 지퍼백 중 30매입")[0].same_product
+
+
+def test_a_kind_word_before_ours_says_which_kind_and_a_part_of_our_own_kind_in_another_word_is_ours():
+    machine = ProductQuery(product_code="K-1", product_name="커피원 버디 커피머신 블랙", brand="커피원")
+    charger = ProductQuery(product_code="K-2", product_name="볼트원 25W 충전기 VT-2510 화이트", model_code="VT-2510")
+
+    assert verdict(machine, "커피원 버디 캡슐 커피머신 블랙")[0].same_product
+    assert verdict(machine, "커피원 버디 커피머신 캡슐 10개")[0].same_product is False
+    assert verdict(charger, "볼트원 25W PD 어댑터 VT-2510 화이트")[0].same_product
+
+
+def test_sizes_in_one_syllable_a_shops_glued_tags_and_a_count_before_a_plus_read_as_they_are_meant():
+    bags = ProductQuery(product_code="Z-2", product_name="보관왕 지퍼백 중 30매", brand="보관왕")
+
+    assert read_title("보관왕 지퍼백 중 30매").sizes["scale"] == {"medium"}
+    assert verdict(bags, "보관왕 지퍼백 중형 30매")[0].same_product
+    assert verdict(bags, "[본사직송] 보관왕 지퍼백 중 30매")[0].same_product
+    assert read_title("면도기 세트 (핸들2+날4)").words[-4:] == ["핸들", "2", "날", "4"]
+    assert "1ppgrade" in read_title("한우1++ 등심 500g").words
+    assert read_title("아이오타 원터치 5 대시보드 마운트").accessory_kinds == {"holder": "마운트"}
