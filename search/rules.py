@@ -771,6 +771,12 @@ class Identity(Rule):
             other_kinds or not all(_may_be_left_out(word, can_be_left_out) for word in missing) or found == 0
         ):
             return Doubt(f"{said}, missing {' '.join(missing[:3])}")
+        if missing:
+            named = [word for word in unexplained_words(product, listing) if is_naming(word) and not word.isascii()]
+            if named:
+                # 버츄오 넥스트 for 버츄오 팝: a word of ours left out and a naming word of its own in the title: likely
+                # another line in place of ours, as much as a word sellers drop.
+                return Doubt(f"{named[0]} where the product says {missing[0]}")
         if product.brand_in_name and not context.ours_named and not (product.brand_groups & listing.line_brands):
             return Doubt(f"{said}, brand {product.query.brand or 'of the product'} not named")
         return None

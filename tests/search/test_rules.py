@@ -1020,7 +1020,7 @@ def test_a_three_sided_size_is_one_size_and_ports_are_a_measure():
     assert not (ruled.reason.startswith("different model")), ruled.reason
 
 
-def test_a_generation_the_product_does_not_state_and_a_short_word_in_place_of_ours_are_doubted():
+def test_a_generation_the_product_does_not_state_is_doubted_and_a_short_size_word_in_place_of_ours_is_not_ours():
     scooter = ProductQuery(product_code="E-1", product_name="씽씽 전동킥보드 5 프로", brand="씽씽")
     bags = ProductQuery(product_code="Z-1", product_name="보관왕 지퍼백 중 30매", brand="보관왕")
 
@@ -1028,7 +1028,7 @@ def test_a_generation_the_product_does_not_state_and_a_short_word_in_place_of_ou
     assert ruled.uncertain, ruled.reason
     assert not is_sure
     ruled, _ = verdict(bags, "보관왕 지퍼백 소 30매")
-    assert ruled.uncertain, ruled.reason
+    assert ruled.same_product is False, ruled.reason  # 소 and 중 are sizes both sides state: another size
     assert verdict(bags, "보관왕 지퍼백 중 30매입")[0].same_product
 
 
@@ -1050,3 +1050,12 @@ def test_sizes_in_one_syllable_a_shops_glued_tags_and_a_count_before_a_plus_read
     assert read_title("면도기 세트 (핸들2+날4)").words[-4:] == ["핸들", "2", "날", "4"]
     assert "1ppgrade" in read_title("한우1++ 등심 500g").words
     assert read_title("아이오타 원터치 5 대시보드 마운트").accessory_kinds == {"holder": "마운트"}
+
+
+def test_a_word_of_ours_left_out_with_a_naming_word_of_its_own_is_doubted_another_line():
+    machine = ProductQuery(product_code="V-1", product_name="커피원 버디 팝 커피머신 블랙", brand="커피원")
+
+    ruled, is_sure = verdict(machine, "커피원 버디 넥스트 블랙")
+    assert ruled.uncertain, ruled.reason
+    assert not is_sure
+    assert verdict(machine, "커피원 버디 팝 블랙")[0].same_product
