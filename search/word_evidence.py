@@ -177,7 +177,8 @@ def _explained(word: str, product: Product, listing: Title) -> bool:
         return True
     # The product's brand as the shop spelled it, or a part of it (매일 for 매일유업).
     brand = compact(product.query.brand or "")
-    if brand and len(compacted) >= 2 and (compacted in brand or brand in compacted):
+    # Two Latin letters are no part of it (AR in Arc'teryx is a line: Beta AR).
+    if brand and len(compacted) >= (3 if compacted.isascii() else 2) and (compacted in brand or brand in compacted):
         return True
     # A model code where the product has none: evidence neither way (a sibling's code is OtherModel's business).
     if not product.codes and is_code_like(word) and len(compacted) >= MIN_CODE_CHARS:

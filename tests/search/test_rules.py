@@ -1059,3 +1059,11 @@ def test_a_word_of_ours_left_out_with_a_naming_word_of_its_own_is_doubted_anothe
     assert ruled.uncertain, ruled.reason
     assert not is_sure
     assert verdict(machine, "커피원 버디 팝 블랙")[0].same_product
+
+
+def test_two_latin_letters_are_no_part_of_the_brand_but_a_line_beside_the_name():
+    jacket = ProductQuery(product_code="J-1", product_name="산바람 베타 자켓 블랙 M", brand="Sanbaram")
+
+    ruled, _ = verdict(jacket, "산바람 베타 SA 자켓 블랙 M")
+    assert ruled.uncertain, ruled.reason
+    assert verdict(jacket, "산바람 베타 자켓 블랙 M [Sanbaram 정품]")[0].same_product
