@@ -38,7 +38,7 @@ from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
-SETS = frozenset({"heldout", "blind1", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"})
+SETS = frozenset({"heldout", "blind1", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11"})
 """Folders written without sight of the judge's rules, reported apart from the pages the rules were shaped on."""
 
 
