@@ -249,7 +249,13 @@ class MadeFor(Rule):
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
-        extra_kinds = {kind: word for kind, word in listing.accessory_kinds.items() if kind not in name.accessory_kinds}
+        extra_kinds = {
+            kind: word
+            for kind, word in listing.accessory_kinds.items()
+            if kind not in name.accessory_kinds
+            # 파우치 for a porridge or a sauce: the food's packing, not a case.
+            and not (kind == "case" and context.product.sold_by_measure and not name.accessory_kinds)
+        }
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))
             if _priced_as_the_product(context) and not listing.made_for and not listing.compatible:

@@ -83,6 +83,8 @@ _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 _INCLUDED = re.compile(r"(?<![0-9a-z가-힣])[0-9a-z가-힣]+\s*\d+\s*(?:개입|개|매|장|ea|p)\s*(?<!미)포함")
 # "헤드레스트 미포함", "충전기 별매", "본체 제외": what the listing comes without.
 _LEFT_OUT = re.compile(r"([0-9a-z가-힣]{2,})\s*(?:미포함|불포함|제외|별매|없음)(?![가-힣])")
+# The same, where it names a part left out of the box (없음 may name a feature: 광고없음).
+_NOT_INCLUDED = re.compile(r"([0-9a-z가-힣]{2,})\s*(?:미포함|불포함|별매)(?![가-힣])")
 # "케이스포함", "전용 파우치 동봉": an accessory that comes in the box with the product is not what is sold.
 _ACCESSORY_INCLUDED = re.compile(r"(?<![0-9a-z가-힣])([0-9a-z가-힣]+)\s*(?<!미)(?:포함|동봉)(?![가-힣])")
 _RATINGS = re.compile(RATING_NOTATIONS)
@@ -124,9 +126,9 @@ _NUMBER_SIGN = re.compile(r"(?<![0-9a-z])(?:no\.|no|#)\s?(?=\d)")
 """A number sign before a number (No.220, #06, no 5): the number alone is what it says."""
 _NAMED_X = re.compile(r"(?<![0-9a-z-])([a-z]+)\s+x(\d{1,3})(?![0-9a-z.])")
 """A Latin word before "X20" glued to its number (Deco X20, BMW X3): a model's name, not "times 20"."""
-# "Emberton II", "Mark III": a Roman numeral standing alone after a name is its number (엠버튼2, 마크3).
-_ROMAN_NUMERAL = re.compile(r"(?<=[a-z가-힣] )(iii|ii)(?![0-9a-z])")
-_ROMAN_VALUES = {"ii": "2", "iii": "3"}
+# "Emberton II", "Mark III", "꽃갈피 둘": a Roman or a Korean numeral standing alone after a name is its number.
+_ROMAN_NUMERAL = re.compile(r"(?<=[a-z가-힣] )(iii|ii|둘|셋|넷)(?![0-9a-z가-힣])")
+_ROMAN_VALUES = {"ii": "2", "iii": "3", "둘": "2", "셋": "3", "넷": "4"}
 _SCRIPT_BOUNDARY = re.compile(rf"(?<=[{_HANGUL}])(?=[0-9a-z])|(?<=[0-9a-z])(?=[{_HANGUL}])")
 _WORD = re.compile(rf"[0-9a-z{_HANGUL}]+(?:[-./][0-9a-z{_HANGUL}]+)*")
 _LATIN_CODE = re.compile(r"[0-9a-z]+(?:[-./][0-9a-z]+)*")
@@ -337,6 +339,7 @@ def _drop_included_accessory(match: re.Match) -> str:
 
 
 def _names_gift(note: str) -> bool:
+    note = re.sub(r"미포함|불포함", " ", note)  # (배터리 미포함) says what is left out, not a gift
     return any(word in note for word in GIFT_WORDS) or note[1:].lstrip().startswith("+")
 
 
@@ -393,7 +396,8 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
     <word> is one of them or a model number (에어팟용 yes, 가정용 no).
     """
     plain = without_gifts(raw)
-    text = normalise(plain)
+    # What the title says it comes without (스트링 미포함) is read once, as left_out, and no longer as a word.
+    text = normalise(_NOT_INCLUDED.sub(" ", plain))
     condition = _condition(text)
     measures: dict[str, set[float]] = {}
     for match in _MEASURE.finditer(text):
@@ -517,6 +521,8 @@ def _bundle(text: str) -> str | None:
         before, after = text[match.start() - 1 : match.start()], text[match.start() + 1 : match.start() + 2]
         if before.isascii() and before.isalpha() and after.isascii() and after.isalpha():
             continue  # Bausch+Lomb, Dolce+Gabbana: a + glued between two Latin words joins a maker's name
+        if before.strip() and not after.strip():
+            continue  # 플립+ LR150: a + glued to the end of a name is its mark (Flip+), not a second product
         return "+ " + word
     measured = _PLUS_MEASURE_WORD.search(text)
     if measured and measured.group(1) not in SELLER_WORDS:

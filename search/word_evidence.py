@@ -124,9 +124,19 @@ def unexplained_words(product: Product, listing: Title) -> list[str]:
     for word in listing.words:
         if _explained(word, product, listing):
             continue
-        if word not in extra and not word_found(word, name, set()):
+        if word not in extra and (not word_found(word, name, set()) or _holds_ours_and_more(word, name)):
             extra.append(word)
     return extra
+
+
+def _holds_ours_and_more(word: str, name: Title) -> bool:
+    """A title's word that is a word of our name with more glued to it (밤단팥죽 for 단팥죽): a flavour or a line
+    stuck on, which a loose spelling match would otherwise read as ours."""
+    if word.isascii() or word in name.words or word in name.compact:
+        return False
+    if loan_spelling(word) in loan_spelling(name.compact):
+        return False  # 쉐프나이프 for 셰프나이프: our word in another loan spelling
+    return any(len(ours) >= 2 and not ours.isascii() and ours in word for ours in name.core_words)
 
 
 def _explained(word: str, product: Product, listing: Title) -> bool:
@@ -260,6 +270,8 @@ def glued_to_name(word: str, product: Product) -> bool:
         rest = word.replace(core, "", 1)
         if len(rest) >= 2 and not _explained(rest, product, product.title):
             return True
+        if len(rest) == 1 and word.startswith(rest) and "가" <= rest <= "힣":
+            return True  # 밤단팥죽, 쑥떡: one syllable stuck before our name names a flavour
     return False
 
 

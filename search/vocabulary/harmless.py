@@ -75,6 +75,7 @@ NOTICE_WORDS = frozenset({"유통기한", "소비기한", "임박", "까지", "�
 # How the product is packed, not what it is: a multipack of the counted units, a refill pack of a refill.
 PACKAGING_WORDS = frozenset(
     {"멀티팩", "묶음", "묶음상품", "벌크", "박스", "box", "대용량", "소용량", "리필팩", "파우치형", "용기형", "번들팩"}
+    | {"파우치"}  # a food's pouch pack; a pouch for a device is an accessory (accessories.py) and read before
 )
 # The base line a title may name when the product names none: 펩시 콜라 오리지널 is 펩시콜라.
 DEFAULT_LINE_WORDS = frozenset({"original", "오리지날", "regular", "기본형", "스탠다드", "standard"})

@@ -54,6 +54,7 @@ LINE_WORDS = (
 # pork for chilled, a men's suit for a women's). Compared only when the product names one of the pair.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("냉장", "냉동"), ("생물", "냉동"), ("남성", "여성"), ("왼손", "오른손"), ("유광", "무광"), ("성인", "아동"),
+    ("반팔", "긴팔"), ("반바지", "긴바지"), ("단품", "세트"),
 )  # fmt: skip
 
 # How a device connects: a Wi-Fi tablet is not its 5G/LTE sibling. Compared only when both sides name one.

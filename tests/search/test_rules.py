@@ -864,7 +864,7 @@ def test_an_accessory_included_in_the_box_is_not_what_is_sold():
     hooks = ProductQuery(product_code="K-1", product_name="바늘나라 대나무 코바늘 세트 12개입", brand="바늘나라")
 
     assert "케이스" not in read_title("바늘나라 대나무 코바늘 세트 12개입, 케이스포함").text
-    assert "케이스" in read_title("바늘나라 대나무 코바늘 케이스 미포함").text
+    assert read_title("바늘나라 대나무 코바늘 케이스 미포함").left_out == {"케이스"}
     ruled, _ = verdict(hooks, "바늘나라 대나무 코바늘 세트 12개입, 파우치 동봉")
     assert ruled.same_product, ruled.reason
 
@@ -1067,3 +1067,40 @@ def test_two_latin_letters_are_no_part_of_the_brand_but_a_line_beside_the_name()
     ruled, _ = verdict(jacket, "산바람 베타 SA 자켓 블랙 M")
     assert ruled.uncertain, ruled.reason
     assert verdict(jacket, "산바람 베타 자켓 블랙 M [Sanbaram 정품]")[0].same_product
+
+
+# --- fixed after blind10 and blind11's first sight: each on an invented product ----------------------------
+
+
+def test_a_flavour_glued_to_our_name_is_no_spelling_of_it():
+    porridge = ProductQuery(product_code="P-2", product_name="한솥 양반 단호박죽 285g")
+    cake = ProductQuery(product_code="P-3", product_name="떡집 찹쌀떡 10개")
+
+    ruled, _ = verdict(porridge, "한솥 양반 밤단호박죽 285g")
+    assert ruled.uncertain, ruled.reason
+    assert verdict(porridge, "한솥 양반 단호박죽 285g 1개")[0].same_product
+    ruled, _ = verdict(cake, "떡집 쑥찹쌀떡 10개")
+    assert ruled.uncertain, ruled.reason
+
+
+def test_a_note_of_what_is_left_out_is_no_gift_and_its_words_are_no_evidence_of_another_kind():
+    strap = ProductQuery(product_code="V-2", product_name="비전원 엘리트 스트랩 배터리", brand="비전원")
+    racket = ProductQuery(product_code="R-2", product_name="셔틀킹 에어로 88 배드민턴 라켓 4U", brand="셔틀킹")
+
+    assert read_title("비전원 엘리트 스트랩 (배터리 미포함)").left_out == {"배터리"}
+    ruled, is_sure = verdict(strap, "비전원 엘리트 스트랩 (배터리 미포함)")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    assert verdict(racket, "셔틀킹 에어로 88 배드민턴 라켓 4U (스트링 미포함)")[0].same_product
+
+
+def test_a_plus_at_the_end_of_a_name_a_korean_numeral_sleeves_and_a_foods_pouch_read_as_meant():
+    clock = ProductQuery(product_code="C-3", product_name="타임원 플립+ TW150 알람시계 블랙", model_code="TW150")
+    shirt = ProductQuery(product_code="S-3", product_name="꼬마옷 오가닉 긴팔 실내복 세트 110", brand="꼬마옷")
+    soup = ProductQuery(product_code="S-4", product_name="한솥 전복죽 285g", brand="한솥")
+
+    assert read_title("타임원 플립+ TW150 알람시계").bundle is None
+    assert verdict(clock, "타임원 플립+ TW150 알람시계 블랙")[0].same_product
+    assert read_title("노래원 - 꽃길 둘 LP").words == read_title("노래원 꽃길 2 LP").words
+    ruled, is_sure = verdict(shirt, "꼬마옷 오가닉 반팔 실내복 세트 110")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    assert verdict(soup, "한솥 전복죽 파우치 285g")[0].same_product
