@@ -4,6 +4,8 @@
     python bench/judge_eval.py --errors        # also every listing the judge got wrong, with its reason
     python bench/judge_eval.py --llm           # the rules → LLM cascade against a local fake OpenAI endpoint
     python bench/judge_eval.py --set blind1    # only the pages of one folder (repeatable)
+    python bench/judge_eval.py --llm --real-llm   # the cascade against the model the service is configured with
+                                                  # (OPENAI_API_KEY, OPENAI_BASE_URL, LPS_JUDGE_MODEL): real verdicts
 
 A page is right when the judge's lowest-priced match is exactly the lowest genuine candidate's price, or when
 it matches nothing where nothing genuine is there. A wrong-price page reported a price that is not the lowest
@@ -38,7 +40,22 @@ from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
-SETS = frozenset({"heldout", "blind1", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9", "blind10", "blind11"})
+SETS = frozenset(
+    {
+        "heldout",
+        "blind1",
+        "blind2",
+        "blind3",
+        "blind4",
+        "blind5",
+        "blind6",
+        "blind7",
+        "blind8",
+        "blind9",
+        "blind10",
+        "blind11",
+    }
+)
 """Folders written without sight of the judge's rules, reported apart from the pages the rules were shaped on."""
 
 
@@ -224,28 +241,19 @@ def cascade_bounds(pages: list[CorpusPage]) -> None:
         )
 
 
-def llm_comparison(pages: list[CorpusPage], *, errors: bool) -> None:
-    """Today's behaviour (every candidate to the LLM) against the cascade, on a local fake endpoint."""
-    from search.llm import LlmClient
-    from tests.fakes.openai_server import FakeOpenAI
-
-    fake = FakeOpenAI().start()
-    try:
-        with LlmClient(api_key="judge-eval", base_url=fake.base_url + "/v1", max_retries=0) as llm:
-            every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
-            every_requests = list(fake.judge_requests)
-            fake.reset()
-            cascade = [
-                run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm))
-                for page in pages
-            ]
-            cascade_requests = list(fake.judge_requests)
-    finally:
-        fake.close()
-
+def llm_comparison(pages: list[CorpusPage], *, errors: bool, real: bool = False) -> None:
+    """Today's behaviour (every candidate to the LLM) against the cascade, on a local fake endpoint, or (`real`)
+    on the model the service itself is configured with."""
+    if real:
+        every, cascade, every_calls, cascade_calls = _with_the_configured_model(pages)
+    else:
+        every, cascade, every_calls, cascade_calls = _with_the_fake(pages)
     print()
-    print("NOTE: the fake endpoint judges by word matching, not as a model does: the accuracy below is NOT a real")
-    print("model's. The candidate and token counts are real (the requests the real openai client sent).")
+    if real:
+        print("The verdicts below are the configured model's (LPS_JUDGE_MODEL): its accuracy is a real one.")
+    else:
+        print("NOTE: the fake endpoint judges by word matching, not as a model does: the accuracy below is NOT a")
+        print("real model's. The candidate and token counts are real (the requests the real openai client sent).")
     report(every, label="every candidate to the LLM (before the cascade)", errors=False, brief=True)
     report(cascade, label="rules → LLM cascade (after)", errors=False, brief=True)
 
@@ -256,7 +264,7 @@ def llm_comparison(pages: list[CorpusPage], *, errors: bool) -> None:
     tokens_after = sum(run.judgement.usage.total for run in cascade)
     pages_count = len(pages)
     print()
-    print(f"LLM calls          before {len(every_requests)}  after {len(cascade_requests)} (of {pages_count} pages)")
+    print(f"LLM calls          before {every_calls}  after {cascade_calls} (of {pages_count} pages)")
     print(f"settled by rules   {settled}/{candidates} candidates = {_pct(settled, candidates)}")
     print(
         f"sent to the LLM    before {candidates / pages_count:.2f}  after {sent / pages_count:.2f} candidates per page"
@@ -273,6 +281,46 @@ def llm_comparison(pages: list[CorpusPage], *, errors: bool) -> None:
         )
 
 
+def _with_the_fake(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun], int, int]:
+    from search.llm import LlmClient
+    from tests.fakes.openai_server import FakeOpenAI
+
+    fake = FakeOpenAI().start()
+    try:
+        with LlmClient(api_key="judge-eval", base_url=fake.base_url + "/v1", max_retries=0) as llm:
+            every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
+            every_calls = len(fake.judge_requests)
+            fake.reset()
+            cascade = [
+                run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm))
+                for page in pages
+            ]
+            return every, cascade, every_calls, len(fake.judge_requests)
+    finally:
+        fake.close()
+
+
+def _with_the_configured_model(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun], int, int]:
+    """The real LlmClient as the service builds it (search.llm.LlmClient.from_settings); a page the rules settle
+    makes no call."""
+    from search.llm import LlmClient
+
+    llm = LlmClient.from_settings()
+    if llm is None:
+        raise SystemExit("--real-llm needs OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)")
+    with llm:
+        every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
+        cascade = [
+            run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm)) for page in pages
+        ]
+    return (
+        every,
+        cascade,
+        sum(bool(run.page.candidates) for run in every),
+        sum(_sent(run.judgement) > 0 for run in cascade),
+    )
+
+
 def _sent(judgement: Judgement) -> int:
     return sum(1 for verdict in judgement.verdicts if getattr(verdict, "source", "llm") == "llm")
 
@@ -280,6 +328,11 @@ def _sent(judgement: Judgement) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", action="store_true", help="also run the rules → LLM cascade on a local fake endpoint")
+    parser.add_argument(
+        "--real-llm",
+        action="store_true",
+        help="with --llm: the model the service is configured with (OPENAI_API_KEY ...) instead of the local fake",
+    )
     parser.add_argument("--errors", action="store_true", help="list every listing the judge got wrong")
     parser.add_argument("--set", action="append", default=[], help="only the pages of this folder (repeatable)")
     args = parser.parse_args(argv)
@@ -303,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     cascade_bounds(pages)
     if args.llm:
-        llm_comparison(pages, errors=args.errors)
+        llm_comparison(pages, errors=args.errors, real=args.real_llm)
     return 0
 
 

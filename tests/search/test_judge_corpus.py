@@ -18,6 +18,7 @@ from lps_site.job_types import JobType
 from search import handler
 from search.crawler import Crawler
 from search.handler import run_pipeline
+from search.judge import judge_listings
 from tests.search.corpus import COUPANG_MARKUPS, TRAPS, CorpusPage, load_pages
 
 # The fake Coupang serves these pages; the Naver-shaped ones go through the fake Naver (test_naver_corpus.py).
@@ -27,7 +28,9 @@ SAME_TRAPS = frozenset({"cross_script", "word_variant", "gift", "pack_arithmetic
 
 def representative(trap: str, prefer_markup: str, taken: frozenset[str] = frozenset()) -> CorpusPage:
     """The page that tests `trap` hardest: its trap listing is the genuine lowest price (a trap that is the
-    product) or cheaper than it (a trap that is not); then a page not `taken` yet, the preferred markup, the name."""
+    product) or cheaper than it (a trap that is not); then a page not `taken` yet, the preferred markup, the name.
+    Only pages the rules judge gets right offline (bench/judge_eval.py measures the judge): a failure here is
+    then the pipeline's — the crawler, the markup, the rounds — not a judge's miss on a blind page."""
     having = [page for page in PAGES if any(listing.trap == trap for listing in page.listings)]
 
     def hardness(page: CorpusPage) -> tuple:
@@ -39,7 +42,14 @@ def representative(trap: str, prefer_markup: str, taken: frozenset[str] = frozen
             hard = any(listing.price < expected for listing in trapped)
         return (not hard, page.name in taken, page.markup != prefer_markup, page.name)
 
-    return min(having, key=hardness)
+    return next(page for page in sorted(having, key=hardness) if _judged_right_offline(page))
+
+
+def _judged_right_offline(page: CorpusPage) -> bool:
+    listings = [listing.as_listing(position) for position, listing in enumerate(page.candidates)]
+    judgement = judge_listings(page.product, listings, llm=None)
+    matched = [listings[verdict.index].price for verdict in judgement.verdicts if verdict.same_product]
+    return (min(matched) if matched else None) == page.expected_price
 
 
 def cases() -> list:
