@@ -148,8 +148,9 @@ def _sibling(candidate: str, code: str) -> bool:
     return candidate[0] == code[0] and difflib.SequenceMatcher(None, candidate, code).ratio() >= 0.6
 
 
-def other_model_number(name: Title, listing: Title) -> str | None:
-    """A model number of the same shape as ours that the title has instead (S23 for S24, 14 for 15, 265 for 270)."""
+def other_model_number(name: Title, listing: Title) -> tuple[str, str] | None:
+    """A model number of the same shape as ours that the title has instead (S23 for S24, 14 for 15, 265 for 270):
+    (theirs, ours), or None."""
     ours = {number for number in name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
     missing = [number for number in ours if not _number_in(number, listing)]
     extra = {number for number in listing.model_numbers - name.model_numbers if len(compact(number)) < MIN_CODE_CHARS}
@@ -161,7 +162,7 @@ def other_model_number(name: Title, listing: Title) -> str | None:
     for number in sorted(missing):
         for theirs in sorted(extra):
             if _same_shape(number, theirs):
-                return f"different model: {theirs} instead of {number}"
+                return theirs, number
     return None
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from search.listings import ProductQuery
 from search.model_codes import code_in, of_our_family, other_code, other_model_number
@@ -105,8 +106,8 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 _COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
 _HANGUL_KINDS = tuple(sorted(kind for kind in KIND_WORDS if not kind.isascii() and len(kind) >= 2))
 """Kind words a compound may end in (search.rules._may_be_left_out)."""
-_YEAR = re.compile(r"different model: (19[5-9]\d|20[0-4]\d) instead of (19[5-9]\d|20[0-4]\d)$")
-"""Two model numbers that are both years."""
+_YEAR = re.compile(r"19[5-9]\d|20[0-4]\d")
+"""A model number that is a year."""
 
 _MACHINES = re.compile(r"(?<![0-9])\d+\s*대(?![가-힣])")
 """N대: a count of machines."""
@@ -151,6 +152,8 @@ class Product:
     sold_by_measure: bool = False
     """Sold by weight or volume (food, drink, cosmetics, detergent): such goods come in flavours, scents and
     lines no word list can hold, so a naming word the product lacks is a Doubt, not a Caution."""
+    written: frozenset[str] = frozenset()
+    """The product name's words as the shop wrote them, compacted (3m, before 3M is read as three metres)."""
 
     @classmethod
     def of(cls, query: ProductQuery) -> Product:
@@ -190,6 +193,7 @@ class Product:
             brand_in_name=brand_in_name,
             kind_groups=kinds,
             sold_by_measure=bool(set(name.measures) & SOLD_BY),
+            written=frozenset(compact(token) for token in name.plain.split()),
         )
 
 
@@ -211,6 +215,11 @@ class Context:
     @property
     def name(self) -> Title:
         return self.product.title
+
+    @cached_property
+    def unexplained(self) -> list[str]:
+        """The listing's words nothing explains (word_evidence.unexplained_words), read once for all the rules."""
+        return unexplained_words(self.product, self.listing)
 
     @property
     def ours_named(self) -> bool:
@@ -288,10 +297,8 @@ class MadeFor(Rule):
 def _names_maker_first(group: int, listing: Title) -> bool:
     """The title opens with the brand (its first word or two), where a maker's name stands."""
     opening = listing.words[:2]
-    return any(
-        compact(alias) in {compact(word) for word in opening} or compact(alias) == compact("".join(opening))
-        for alias in BRAND_ALIASES[group]
-    )
+    spelled = {compact(word) for word in opening} | {compact("".join(opening))}
+    return any(compact(alias) in spelled for alias in BRAND_ALIASES[group])
 
 
 def _platform_of(word: str, context: Context) -> bool:
@@ -308,7 +315,7 @@ def _platform_of(word: str, context: Context) -> bool:
 def _sells_something_else(context: Context, stems: list[str]) -> bool:
     """The listing names, besides "<our word>용", a thing the product lacks: that thing is what it sells."""
     stem_words = {piece for stem in stems for piece in read_title(stem.removesuffix("용")).words}
-    extra = [word for word in unexplained_words(context.product, context.listing) if word not in stem_words]
+    extra = [word for word in context.unexplained if word not in stem_words]
     return any(is_naming(word) for word in extra if not word.endswith("용"))
 
 
@@ -362,7 +369,6 @@ class OtherBrand(Rule):
 
     def check(self, context: Context) -> Finding:
         listing, product = context.listing, context.product
-        own_tokens = {compact(token) for token in context.name.plain.split()}
         if listing.lookalike and not context.name.lookalike:
             return Reject(f"a look-alike or substitute ({listing.lookalike})")
         styled = styled_after(listing, product)
@@ -374,7 +380,7 @@ class OtherBrand(Rule):
             # Braun for 브라운: the product's own word in the other script, not another maker; 쓰리엠 where the
             # product writes 3M (read as three metres there): its own maker.
             if not any(
-                sounds_like_one_of(compact(alias), context.name.words) or compact(alias) in own_tokens
+                sounds_like_one_of(compact(alias), context.name.words) or compact(alias) in product.written
                 for alias in BRAND_ALIASES[group]
             )
         }
@@ -479,10 +485,11 @@ class MeasureAndSize(Rule):
             return Doubt(f"a size the product does not state: {'/'.join(sorted(listing.sizes['scale']))}")
         other = other_model_number(name, listing)
         if other:
-            if _YEAR.search(other):
+            said = f"different model: {other[0]} instead of {other[1]}"
+            if all(_YEAR.fullmatch(number) for number in other):
                 # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
-                return Doubt(f"{other} (a year)")
-            return Reject(other)
+                return Doubt(f"{said} (a year)")
+            return Reject(said)
         if name.measures and not set(name.measures) & set(listing.measures):
             other_measures = set(listing.measures) & SOLD_BY - set(name.measures)
             if other_measures and set(name.measures) & SOLD_BY:
@@ -660,7 +667,7 @@ class ExtraWords(Rule):
             # One Latin letter or a small number beside the name names a variant or a successor (Chrome Soft X,
             # 스위치 2); a letter glued to a Hangul word names a type or a part (C타입, S펜).
             return Doubt(f"a letter or number beside the name: {' '.join(letters[:3])}")
-        extra = unexplained_words(product, listing)
+        extra = context.unexplained
         if not extra:
             return None
         codes = [word for word in extra if code_shaped(word) and any(shape(word) == shape(c) for c in product.codes)]
@@ -778,7 +785,7 @@ class Identity(Rule):
         ):
             return Doubt(f"{said}, missing {' '.join(missing[:3])}")
         if missing:
-            named = [word for word in unexplained_words(product, listing) if is_naming(word) and not word.isascii()]
+            named = [word for word in context.unexplained if is_naming(word) and not word.isascii()]
             if named:
                 # 버츄오 넥스트 for 버츄오 팝: a word of ours left out and a naming word of its own in the title: likely
                 # another line in place of ours, as much as a word sellers drop.

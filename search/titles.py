@@ -81,10 +81,11 @@ _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 # "필터 21개 포함": a counted consumable that comes in the box with the product is a gift, not what is sold
 # (미포함 says the opposite and stays).
 _INCLUDED = re.compile(r"(?<![0-9a-z가-힣])[0-9a-z가-힣]+\s*\d+\s*(?:개입|개|매|장|ea|p)\s*(?<!미)포함")
-# "헤드레스트 미포함", "충전기 별매", "본체 제외": what the listing comes without.
-_LEFT_OUT = re.compile(r"([0-9a-z가-힣]{2,})\s*(?:미포함|불포함|제외|별매|없음)(?![가-힣])")
-# The same, where it names a part left out of the box (없음 may name a feature: 광고없음).
-_NOT_INCLUDED = re.compile(r"([0-9a-z가-힣]{2,})\s*(?:미포함|불포함|별매)(?![가-힣])")
+# "헤드레스트 미포함", "충전기 별매", "본체 제외": what the listing comes without; _NOT_INCLUDED where it names a
+# part left out of the box (제외 and 없음 may name a feature: 광고없음).
+_NOT_IN_THE_BOX = "미포함|불포함|별매"
+_LEFT_OUT = re.compile(rf"([0-9a-z가-힣]{{2,}})\s*(?:{_NOT_IN_THE_BOX}|제외|없음)(?![가-힣])")
+_NOT_INCLUDED = re.compile(rf"([0-9a-z가-힣]{{2,}})\s*(?:{_NOT_IN_THE_BOX})(?![가-힣])")
 # "케이스포함", "전용 파우치 동봉": an accessory that comes in the box with the product is not what is sold.
 _ACCESSORY_INCLUDED = re.compile(r"(?<![0-9a-z가-힣])([0-9a-z가-힣]+)\s*(?<!미)(?:포함|동봉)(?![가-힣])")
 _RATINGS = re.compile(RATING_NOTATIONS)
@@ -339,7 +340,7 @@ def _drop_included_accessory(match: re.Match) -> str:
 
 
 def _names_gift(note: str) -> bool:
-    note = re.sub(r"미포함|불포함", " ", note)  # (배터리 미포함) says what is left out, not a gift
+    note = re.sub(_NOT_IN_THE_BOX, " ", note)  # (배터리 미포함) says what is left out, not a gift
     return any(word in note for word in GIFT_WORDS) or note[1:].lstrip().startswith("+")
 
 
@@ -793,14 +794,17 @@ def _latin_sound(text: str) -> str:
     return text.translate(_LATIN_CONSONANTS)
 
 
-def _hangul_sound(text: str, final_s: str) -> str:
+def _hangul_sound(text: str, final_s: str, vowels: tuple[str, ...] | None = None) -> str:
+    """Each syllable's initial and final consonant (a final ㅅ/ㅆ as `final_s`), with its vowel between them read
+    by `vowels` when given (vowel_reading)."""
     sounds = []
     for char in text:
         code = ord(char) - 0xAC00
         if not 0 <= code < 11172:
             continue
         final = code % 28
-        sounds += [_INITIALS[code // 588], final_s if final in _FINAL_S else _FINALS[final]]
+        vowel = vowels[(code // 28) % 21] if vowels else ""
+        sounds += [_INITIALS[code // 588], vowel, final_s if final in _FINAL_S else _FINALS[final]]
     return "".join(sounds)
 
 
@@ -825,33 +829,13 @@ def _latin_keys(word: str) -> set[str]:
         ))  # fmt: skip
     letters = "".join(parts)
     if len(letters) <= _SPELLED_OUT_LETTERS:
-        readings.add(_hangul_sound("".join(_LETTER_NAMES[letter] for letter in letters), "s"))
+        readings.add(_hangul_sound(letters_read(letters), "s"))
     return readings
 
 
 _READING_VOWELS = (
-    "a",
-    "e",
-    "a",
-    "e",
-    "o",
-    "e",
-    "o",
-    "e",
-    "o",
-    "a",
-    "e",
-    "e",
-    "o",
-    "u",
-    "o",
-    "e",
-    "i",
-    "u",
-    "",
-    "i",
-    "i",
-)
+    "a", "e", "a", "e", "o", "e", "o", "e", "o", "a", "e", "e", "o", "u", "o", "e", "i", "u", "", "i", "i",
+)  # fmt: skip
 """Each Hangul vowel as the Latin vowel a loanword writes for it (ㅐ, ㅔ → e; ㅓ, ㅗ → o; ㅡ, the vowel Korean adds
 after a lone consonant, → nothing)."""
 _READING_LETTERS = str.maketrans("cgzqbfvdryw", "kkjkppptliu", "h")
@@ -871,17 +855,7 @@ def vowel_reading(word: str) -> str:
         # A silent final e (dole, dove) and an r before a consonant or at the end (Korean writes neither).
         text = re.sub(r"r(?![aeiouy])", "", re.sub(r"(?<=[^aeiou])e$", "", text))
         return _squeezed(text.translate(_READING_LETTERS))
-    sounds = []
-    for char in word:
-        code = ord(char) - 0xAC00
-        if 0 <= code < 11172:
-            final = code % 28
-            sounds += [
-                _INITIALS[code // 588],
-                _READING_VOWELS[(code // 28) % 21],
-                "t" if final in _FINAL_S else _FINALS[final],
-            ]
-    return _squeezed("".join(sounds))
+    return _squeezed(_hangul_sound(word, "t", _READING_VOWELS))
 
 
 def letters_read(word: str) -> str:
