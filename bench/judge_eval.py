@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -39,24 +40,16 @@ from search.judge import judge_by_rules, judge_listings  # noqa: E402
 from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
+if TYPE_CHECKING:
+    from search.llm import LlmClient
+
 JudgeFn = Callable[[ProductQuery, list[Listing]], Judgement]
-SETS = frozenset(
-    {
-        "heldout",
-        "blind1",
-        "blind2",
-        "blind3",
-        "blind4",
-        "blind5",
-        "blind6",
-        "blind7",
-        "blind8",
-        "blind9",
-        "blind10",
-        "blind11",
-    }
-)
-"""Folders written without sight of the judge's rules, reported apart from the pages the rules were shaped on."""
+
+
+def written_blind(folder: str) -> bool:
+    """heldout/ and every blindN/: folders written without sight of the judge's rules, reported apart from the pages
+    the rules were shaped on (tests/search/judge_corpus/README.md)."""
+    return folder == "heldout" or folder.startswith("blind")
 
 
 @dataclass
@@ -179,7 +172,7 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
     by_set: dict[str, list[PageRun]] = defaultdict(list)
     for run in runs:
         folder = run.page.path.parent.name
-        by_set[folder if folder in SETS else "(the rest)"].append(run)
+        by_set[folder if written_blind(folder) else "(the rest)"].append(run)
     for folder, of_set in sorted(by_set.items()):
         right_of_set, traps_of_set = sum(r.right for r in of_set), sum(r.trap_price for r in of_set)
         print(f"    {folder:<20} {len(of_set):>3} {right_of_set:>6} {traps_of_set:>6}")
@@ -244,10 +237,10 @@ def cascade_bounds(pages: list[CorpusPage]) -> None:
 def llm_comparison(pages: list[CorpusPage], *, errors: bool, real: bool = False) -> None:
     """Today's behaviour (every candidate to the LLM) against the cascade, on a local fake endpoint, or (`real`)
     on the model the service itself is configured with."""
-    if real:
-        every, cascade, every_calls, cascade_calls = _with_the_configured_model(pages)
-    else:
-        every, cascade, every_calls, cascade_calls = _with_the_fake(pages)
+    every, cascade = _with_the_configured_model(pages) if real else _with_the_fake(pages)
+    # One call per page asked: every candidate of a page in one call before, only the unsure ones after.
+    every_calls = sum(bool(run.page.candidates) for run in every)
+    cascade_calls = sum(_sent(run.judgement) > 0 for run in cascade)
     print()
     if real:
         print("The verdicts below are the configured model's (LPS_JUDGE_MODEL): its accuracy is a real one.")
@@ -281,44 +274,36 @@ def llm_comparison(pages: list[CorpusPage], *, errors: bool, real: bool = False)
         )
 
 
-def _with_the_fake(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun], int, int]:
+def _with_the_fake(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun]]:
     from search.llm import LlmClient
     from tests.fakes.openai_server import FakeOpenAI
 
     fake = FakeOpenAI().start()
     try:
         with LlmClient(api_key="judge-eval", base_url=fake.base_url + "/v1", max_retries=0) as llm:
-            every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
-            every_calls = len(fake.judge_requests)
-            fake.reset()
-            cascade = [
-                run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm))
-                for page in pages
-            ]
-            return every, cascade, every_calls, len(fake.judge_requests)
+            return _every_and_cascade(pages, llm)
     finally:
         fake.close()
 
 
-def _with_the_configured_model(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun], int, int]:
-    """The real LlmClient as the service builds it (search.llm.LlmClient.from_settings); a page the rules settle
-    makes no call."""
+def _with_the_configured_model(pages: list[CorpusPage]) -> tuple[list[PageRun], list[PageRun]]:
+    """The real LlmClient as the service builds it (search.llm.LlmClient.from_settings)."""
     from search.llm import LlmClient
 
     llm = LlmClient.from_settings()
     if llm is None:
         raise SystemExit("--real-llm needs OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)")
     with llm:
-        every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
-        cascade = [
-            run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm)) for page in pages
-        ]
-    return (
-        every,
-        cascade,
-        sum(bool(run.page.candidates) for run in every),
-        sum(_sent(run.judgement) > 0 for run in cascade),
-    )
+        return _every_and_cascade(pages, llm)
+
+
+def _every_and_cascade(pages: list[CorpusPage], llm: LlmClient) -> tuple[list[PageRun], list[PageRun]]:
+    """Each page judged by the LLM alone (every candidate sent), then by the rules → LLM cascade."""
+    every = [run_page(page, lambda product, candidates: llm.judge(product, candidates)) for page in pages]
+    cascade = [
+        run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm)) for page in pages
+    ]
+    return every, cascade
 
 
 def _sent(judgement: Judgement) -> int:
