@@ -62,6 +62,7 @@ def test_the_rules_run_as_one_ordered_list_of_named_units_each_saying_why():
 
 # --- each rule's own verdicts -----------------------------------------------------------------------------
 # (product, title, same, sure, a fragment of the reason)
+GLOVES = ProductQuery(product_code="G-5", product_name="라이더스 GX-300 메쉬 글러브 블랙 XL", model_code="GX-300")
 RULE_CASES = [
     pytest.param(CLEANER, "[리퍼] 다이슨 V15 디텍트 무선청소기", False, True, "not a new unit", id="condition"),
     pytest.param(PHONE, "갤럭시 S24 울트라 SM-S928N 전용 케이스", False, True, "case", id="made-for"),
@@ -107,6 +108,28 @@ RULE_CASES = [
         id="variant-letter",
     ),
     pytest.param(RAMEN, "오뚜기 열라면 120g 5개입", False, False, "missing", id="identity-missing-name-word"),
+    pytest.param(
+        ProductQuery(product_code="AB", product_name="아몬드브리즈 오리지널 190ml 24팩", brand="매일유업"),
+        "아몬드브리즈 프로틴 오리지널 190ml 24팩",
+        False,
+        False,
+        "a kind word inside the name",
+        id="kind-word-inside-a-drinks-name",
+    ),
+    pytest.param(
+        ProductQuery(product_code="CH", product_name="시디즈 T50 의자 블랙", brand="시디즈"),
+        "시디즈 T50 의자 오로라",
+        False,
+        False,
+        "no colour of ours",
+        id="a-word-in-place-of-our-colour",
+    ),
+    pytest.param(
+        GLOVES, "라이더스 GX-3003 메쉬 글러브 블랙 XL", False, True, "model code GX-3003", id="code-more-digits"
+    ),
+    pytest.param(
+        GLOVES, "라이더스 GX-300 메쉬 글러브 네온 XL", False, False, "네온 where", id="a-shade-for-our-colour"
+    ),
 ]
 
 
@@ -373,22 +396,6 @@ def test_a_latin_word_that_with_its_neighbour_spells_the_brand_is_no_flavour():
     ruled, _ = verdict(lantern, "GOAL ZERO Micro Flash 랜턴")
 
     assert ruled.same_product, ruled.reason
-
-
-def test_a_kind_word_inside_a_drinks_name_is_another_line_of_it():
-    drink = ProductQuery(product_code="AB", product_name="아몬드브리즈 오리지널 190ml 24팩", brand="매일유업")
-
-    ruled, is_sure = verdict(drink, "아몬드브리즈 프로틴 오리지널 190ml 24팩")
-
-    assert (ruled.same_product, is_sure) == (False, False)
-
-
-def test_a_word_in_place_of_the_products_colour_is_doubted():
-    chair = ProductQuery(product_code="CH", product_name="시디즈 T50 의자 블랙", brand="시디즈")
-
-    ruled, is_sure = verdict(chair, "시디즈 T50 의자 오로라")
-
-    assert (ruled.same_product, is_sure) == (False, False)
 
 
 @pytest.mark.parametrize(
@@ -794,20 +801,6 @@ def test_a_letter_size_tells_any_product_apart_and_a_size_in_words_the_product_l
     assert (ruled.same_product, is_sure) == (False, True)
     ruled, _ = verdict(garland, "파티룸 생일 가랜드 골드 대형")
     assert ruled.uncertain
-
-
-def test_a_code_with_more_digits_is_another_model():
-    gloves = ProductQuery(product_code="G-4", product_name="라이더스 GX-300 메쉬 글러브 XL", model_code="GX-300")
-
-    ruled, is_sure = verdict(gloves, "라이더스 GX-3003 메쉬 글러브 XL")
-    assert (ruled.same_product, is_sure) == (False, True)
-
-
-def test_a_shade_named_in_place_of_our_colour_is_doubted():
-    gloves = ProductQuery(product_code="G-5", product_name="라이더스 GX-300 메쉬 글러브 블랙 XL", model_code="GX-300")
-
-    ruled, is_sure = verdict(gloves, "라이더스 GX-300 메쉬 글러브 네온 XL")
-    assert (ruled.same_product, is_sure) == (False, False)
 
 
 # --- certainty earned on products no rule was written for: evidence the rules may misread is a Doubt ---------
