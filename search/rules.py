@@ -45,6 +45,7 @@ from search.vocabulary import (
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
+    SCALE_SIZES,
 )
 from search.word_evidence import (
     HARMLESS,
@@ -61,6 +62,7 @@ from search.word_evidence import (
     glued_to_name,
     inside_our_word,
     is_naming,
+    kind_groups_of,
     naming_word_of,
     networks,
     other_script_may_say,
@@ -184,7 +186,10 @@ class Product:
             )
         spelled = compact(query.brand or "")
         brand_in_name = bool(name.brand_groups) or bool(spelled and spelled in compact(query.product_name))
-        kinds = frozenset().union(*(KIND_GROUP_OF.get(word, frozenset()) for word in name.words))
+        written = frozenset(compact(token) for token in name.plain.split())
+        # The kinds the shop wrote as words of their own, or at the end of one (두부고양이모래); not a kind word
+        # read from inside a name (캣 in 젤리캣).
+        kinds = frozenset().union(*(kind_groups_of(word) for word in written | (set(name.words) & written)))
         return cls(
             query=query,
             title=name,
@@ -193,7 +198,7 @@ class Product:
             brand_in_name=brand_in_name,
             kind_groups=kinds,
             sold_by_measure=bool(set(name.measures) & SOLD_BY),
-            written=frozenset(compact(token) for token in name.plain.split()),
+            written=written,
         )
 
 
@@ -622,9 +627,9 @@ class ExtraWords(Rule):
         other_kinds = [
             word
             for position, word in enumerate(listing.words)
-            if word in KIND_GROUP_OF
-            and product.kind_groups
-            and not KIND_GROUP_OF[word] & product.kind_groups
+            if product.kind_groups
+            and kind_groups_of(word)
+            and not kind_groups_of(word) & product.kind_groups
             and not word_found(word, context.name)
             # 쿠션 커버 for 쿠션커버: with its neighbour it is the product's own kind word.
             and not part_of_a_name(listing.words, position, product)
@@ -734,7 +739,7 @@ class Identity(Rule):
             # LLM settles it.
             return Doubt(f"{said}; the title may say them in the other script")
         # A kind word of the product's own group (홈캠 for 홈카메라, 이소가스 for 이소부탄가스) names the same kind.
-        own_kinds = [word for word in listing.words if KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
+        own_kinds = [word for word in listing.words if kind_groups_of(word) & product.kind_groups]
         other_kinds = [
             word
             for word in listing.words
@@ -745,10 +750,10 @@ class Identity(Rule):
             for ours in missing
             for theirs in own_kinds
             if ours in KIND_GROUP_OF
-            and not KIND_GROUP_OF[ours] & KIND_GROUP_OF[theirs]
+            and not KIND_GROUP_OF[ours] & kind_groups_of(theirs)
             # Garments only: there a kind names the cut (a vest, a jacket); elsewhere a product names several
             # kinds of one thing (헤어 드라이어, 정품 필터 for an air purifier's filter).
-            and KIND_GROUP_OF[ours] | KIND_GROUP_OF[theirs] <= GARMENT_GROUPS
+            and KIND_GROUP_OF[ours] | kind_groups_of(theirs) <= GARMENT_GROUPS
         ]
         if replaced:
             # 자켓 where the product says 패딩 베스트: a kind word of the product's other group put in place of ours.
@@ -770,13 +775,18 @@ class Identity(Rule):
             # often leave it out; another model's code would have been another model (OtherModel). Never sure.
             missing = [word for word in missing if word not in ours]
             context.findings.append(Caution(f"the title gives no model code ({product.query.model_code})"))
-        if not core:
-            # A product named by nothing but its brand, size and count (제주삼다수 2L 12개) says no line: a title
-            # that names one (그린 무라벨, 스파클링) may be another product of the brand.
+        if not [word for word in core if not _may_be_left_out(word, can_be_left_out)]:
+            # A product named by nothing but its brand, kind, size and count (제주삼다수 2L 12개, 새틴 리본끈 25mm)
+            # says no line: a title that names one (그린 무라벨, 스파클링, 오간디) may be another product of the
+            # brand or another kind of its kind.
+            unexplained = set(context.unexplained)
             named = [
                 word
                 for word in listing.core_words
-                if word not in can_be_left_out and not shop_name(word) and not word_found(word, name)
+                if word in unexplained
+                and word not in can_be_left_out
+                and word not in SCALE_SIZES  # 중형 for 중: a size, which MeasureAndSize reads
+                and not shop_name(word)
             ]
             if named:
                 return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")

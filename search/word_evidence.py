@@ -493,6 +493,9 @@ def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> 
         return True
     if len(word) >= 3 and word[-1] in "용형" and word_found(word[:-1], listing):
         return True
+    if maker_stem(word) in listing.words:
+        # 송학 for 송학식품, 대웅 for 대웅제약: the maker named without its company word.
+        return True
     if any(len(spelled) >= 2 and spelled in listing.raw_compact for spelled in spellings):
         return True
     # "동원참치" for "동원 … 참치", "중목양말" for "중목 양말": each part of a glued word is there.
@@ -506,6 +509,29 @@ def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> 
         # Spelling variants of a word; never of a number (1pgrade is not 1ppgrade, S23 is not S24).
         return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
     return False
+
+
+def maker_stem(word: str) -> str:
+    """A maker's name without the company word it ends in (송학식품 → 송학, LG전자 → lg); "" when it ends in none
+    or too little is left."""
+    for ending in CORPORATE_WORDS:
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            return word[: -len(ending)]
+    return ""
+
+
+def kind_groups_of(word: str) -> frozenset[str]:
+    """The KIND_GROUPS a word names: its own, or for a Hangul compound those of the longest kind word of two
+    syllables or more it ends in (쌀떡볶이떡 ends in 떡볶이떡, 헤어왁스 in 왁스: the kind, said more exactly)."""
+    if word in KIND_GROUP_OF:
+        return KIND_GROUP_OF[word]
+    if word.isascii():
+        return frozenset()
+    for start in range(1, len(word) - 1):
+        groups = KIND_GROUP_OF.get(word[start:])
+        if groups and not word[start:].isascii():
+            return groups
+    return frozenset()
 
 
 def found_or_sized(word: str, listing: Title, name: Title) -> bool:

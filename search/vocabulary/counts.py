@@ -8,7 +8,7 @@ from __future__ import annotations
 # Counting words: "5개입", "24캔", "100매", "40봉", "30구". Any of them may carry 입 ("100매입", "40봉입").
 COUNT_UNITS = (
     "개입", "개", "팩", "입", "병", "캔", "봉지", "봉", "포", "세트", "박스", "box", "롤", "매", "장",
-    "켤레", "족", "알", "정", "캡슐", "스틱", "구", "종", "묶음", "펫", "ea", "pcs", "pc", "p", "t", "pet", "pack", "대", "더즌", "다스", "dozen", "자루",
+    "켤레", "족", "알", "통", "권", "정", "캡슐", "스틱", "구", "종", "묶음", "펫", "ea", "pcs", "pc", "p", "t", "pet", "pack", "대", "더즌", "다스", "dozen", "자루",
     "본", "벌", "슬리브", "소프트젤", "softgels", "정제", "베지캡슐", "tablets", "ct", "매입",
     # English counters on imported goods' titles (30 Sheets, 4 pieces, 81 count).
     "sheets", "sheet", "pieces", "piece", "count", "bags", "rolls", "pk", "피스", "티백", "teabags",

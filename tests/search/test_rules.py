@@ -1081,3 +1081,57 @@ def test_a_plus_at_the_end_of_a_name_a_korean_numeral_sleeves_and_a_foods_pouch_
     ruled, is_sure = verdict(shirt, "꼬마옷 오가닉 반팔 실내복 세트 110")
     assert (ruled.same_product, is_sure) == (False, True), ruled.reason
     assert verdict(soup, "한솥 전복죽 파우치 285g")[0].same_product
+
+
+@pytest.mark.parametrize(
+    ("product", "title", "same", "reason"),
+    [
+        pytest.param(
+            ProductQuery(product_code="TB", product_name="써모캡 데일리 텀블러 500ml 실버", brand="써모캡"),
+            "써모캡 데일리 500ml 실버",
+            True,
+            "name words",
+            id="a-kind-word-of-the-wider-tree-left-out",
+        ),
+        pytest.param(
+            ProductQuery(product_code="RC", product_name="해맑음 떡국떡 1kg", brand="해맑음"),
+            "해맑음 쌀떡볶이떡 1kg",
+            False,
+            "another kind of product: 쌀떡볶이떡",
+            id="a-word-ending-in-another-kind",
+        ),
+        pytest.param(
+            ProductQuery(product_code="MK", product_name="청솔식품 볶음 들깨가루 500g"),
+            "청솔 볶음 들깨가루 500g",
+            True,
+            "name words",
+            id="a-maker-without-its-company-word",
+        ),
+        pytest.param(
+            ProductQuery(product_code="RB", product_name="리본끈 레드 25mm x 20m"),
+            "벨벳 리본끈 레드 25mm x 20m",
+            False,
+            "the title adds 벨벳",
+            id="a-line-added-to-a-product-named-by-its-kind",
+        ),
+        pytest.param(
+            ProductQuery(product_code="JC", product_name="젤리캣 아멜리아 코끼리 미디엄", brand="Jellycat"),
+            "젤리캣 아멜리아 코끼리 미디엄 애착인형",
+            True,
+            "name words",
+            id="no-kind-read-from-inside-a-brand",
+        ),
+        pytest.param(
+            ProductQuery(product_code="PT", product_name="해피칠 수성 젯소 1L"),
+            "해피칠 수성 젯소 1L 2통",
+            False,
+            "a count of 2",
+            id="tubs-counted",
+        ),
+    ],
+)
+def test_kind_words_of_any_category_are_read_as_kinds(product, title, same, reason):
+    ruled, _ = verdict(product, title)
+
+    assert ruled.same_product == same, ruled.reason
+    assert reason in ruled.reason
