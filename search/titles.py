@@ -783,6 +783,8 @@ _LATIN_READINGS = (
     ("plural_dropped", r"(?<=[a-z]{3})s$", ""),  # Wafers 웨이퍼, Flakes 플레이크: Korean names the thing once
     ("re_silent", r"(?<=[a-z]{3})re$", ""),  # Sapphire 사파이어, fire 파이어
     ("f_as_h", r"^f", "h"),  # Fissler 휘슬러, Fuji 후지, Fila 휠라: an older loanword's f is ㅎ
+    ("s_between_vowels", r"(?<=[aeiouy])s(?=[aeiouy])", "z"),  # invisible 인비저블, resin 레진, music 뮤직
+    ("ti_as_sh", r"(?<=[a-z])ti(?=[aeo])", "sh"),  # sensational 센세이셔널, station 스테이션, lotion 로션
 )
 
 

@@ -259,6 +259,8 @@ def test_a_latin_word_is_read_every_way_korean_writes_it():
         ("샤넬", "chanel"),  # a French ch
         ("플레이크", "flakes"),  # a plural named once
         ("사파이어", "sapphire"),  # a silent final re
+        ("뮤지엄", "museum"),  # an s between vowels voiced
+        ("포션", "potion"),  # ti before a vowel hissed
     ]:
         assert sound_keys(hangul) & sound_keys(latin), (hangul, latin)
     assert not sound_keys("플렉스3") & sound_keys("flex4")
