@@ -41,6 +41,7 @@ from search.vocabulary import (
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
     KIND_WORDS,
+    MATERIAL_OF,
     MEASURE_UNITS,
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
@@ -574,6 +575,14 @@ class VariantAndLine(Rule):
             return Reject(f"different variant: {side} {variant}")
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        ours_made_of = {MATERIAL_OF[word] for word in name.words if word in MATERIAL_OF}
+        theirs_made_of = {MATERIAL_OF[word] for word in listing.words if word in MATERIAL_OF}
+        if ours_made_of and theirs_made_of and not ours_made_of & theirs_made_of:
+            # 스웨이드 for 가죽: another material is another product, unless the material names a part (a steel
+            # frame of a wooden desk): the LLM settles it.
+            return Doubt(
+                f"made of {', '.join(sorted(theirs_made_of))}, the product of {', '.join(sorted(ours_made_of))}"
+            )
         ours_said, theirs_said = {*name.text.split(), *name.words}, {*listing.text.split(), *listing.words}
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
             if one in ours_said and other in theirs_said and other not in name.words:

@@ -47,6 +47,7 @@ from search.vocabulary import (
     NOT_ACCESSORY,
     NOT_COMPATIBLE,
     NOT_CONDITION,
+    NOT_GIFT_ENDINGS,
     NOT_WEIGHTS,
     PACK_WORDS,
     PHRASE_SPELLINGS,
@@ -73,7 +74,7 @@ CODE_SUFFIX_CHARS = 8
 _HANGUL = "가-힣"
 _BRACKET_GROUP = re.compile(r"\[[^\]]*\]|\([^)]*\)|【[^】]*】|<[^>]*>|\{[^}]*\}|「[^」]*」|〔[^〕]*〕")
 _BRACKETS = re.compile(r"[\[\](){}<>【】「」『』〔〕]")
-_GIFTS = "|".join(GIFT_WORDS)
+_GIFTS = "|".join(f"{word}(?!{'|'.join(NOT_GIFT_ENDINGS)})" for word in GIFT_WORDS)
 # "+ 필름 증정", "+사은품" outside brackets: from the plus sign to the gift word.
 _PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
 # "케이스 증정" without a plus sign: the gift word and up to two words before it that name an accessory.

@@ -42,6 +42,7 @@ from search.vocabulary import (
     KIND_WORDS,
     LOOKALIKE_AFTER_BRAND,
     MADE_FOR_WORDS,
+    MATERIAL_OF,
     NETWORKS,
     NOTICE_WORDS,
     PACKAGING_WORDS,
@@ -80,6 +81,7 @@ HARMLESS = frozenset(
     | PLAIN_WORDS
     | CORPORATE_WORDS
     | USAGE_WORDS
+    | frozenset(MATERIAL_OF)
 )
 """Words that say nothing about which product is sold (search/vocabulary/harmless.py)."""
 _COLOUR_WORDS = frozenset(spelling for spellings in COLOURS.values() for spelling in spellings)

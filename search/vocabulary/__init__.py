@@ -20,6 +20,7 @@ only one title uses. The rules (search/rules.py) name the file each of them read
 | counts.py | counters (개, 개입, 입, 팩, EA, x3 …) | pack count |
 | variants.py | variants, flavours, lines, editions | variant and line |
 | colours.py | colours | variant and line |
+| materials.py | what a product is made of | variant and line, identity |
 | spellings.py | one spelling across scripts | every rule (reading) |
 | harmless.py | seller tags, shipping, genuineness, makers' company words, usage words, plain descriptors | unexplained extra words |
 """
@@ -31,6 +32,7 @@ from search.vocabulary.accessories import (
     MADE_FOR_WORDS,
     NOT_ACCESSORY,
     NOT_COMPATIBLE,
+    NOT_GIFT_ENDINGS,
 )
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
 from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
@@ -58,6 +60,7 @@ from search.vocabulary.harmless import (
     USAGE_WORDS,
 )
 from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
+from search.vocabulary.materials import MATERIAL_OF, MATERIALS
 from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
@@ -104,6 +107,8 @@ __all__ = [
     "LOOKALIKE_WORDS",
     "MACHINE_COUNTERS",
     "MADE_FOR_WORDS",
+    "MATERIALS",
+    "MATERIAL_OF",
     "MEASURE_UNITS",
     "MONTHLY_FEE",
     "NETWORKS",
@@ -111,6 +116,7 @@ __all__ = [
     "NOT_ACCESSORY",
     "NOT_COMPATIBLE",
     "NOT_CONDITION",
+    "NOT_GIFT_ENDINGS",
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",
     "OPPOSITES",

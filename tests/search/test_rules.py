@@ -1137,3 +1137,21 @@ def test_kind_words_of_any_category_are_read_as_kinds(product, title, same, reas
 
     assert ruled.same_product == same, ruled.reason
     assert reason in ruled.reason
+
+
+def test_a_material_may_be_left_out_but_another_one_names_another_product():
+    belt = ProductQuery(product_code="BT", product_name="몬테로사 클래식 가죽 벨트 블랙 32", brand="몬테로사")
+
+    assert verdict(belt, "몬테로사 클래식 벨트 블랙 32")[0].same_product
+    suede, sure = verdict(belt, "몬테로사 클래식 스웨이드 벨트 블랙 32")
+    assert (suede.same_product, sure) == (False, False)
+    assert "made of suede, the product of leather" in suede.reason
+
+
+def test_a_gift_set_is_a_set_not_a_free_gift():
+    belt = ProductQuery(product_code="BT", product_name="몬테로사 클래식 벨트 블랙 32", brand="몬테로사")
+
+    ruled, sure = verdict(belt, "몬테로사 클래식 벨트 블랙 32 + 카드지갑 선물세트")
+    assert (ruled.same_product, sure) == (False, True)
+    assert "a set with another product" in ruled.reason
+    assert verdict(belt, "몬테로사 클래식 벨트 블랙 32 + 쇼핑백 증정")[0].same_product
