@@ -270,6 +270,8 @@ class MadeFor(Rule):
             if kind not in name.accessory_kinds
             # 파우치 for a porridge or a sauce: the food's packing, not a case.
             and not (kind == "case" and context.product.sold_by_measure and not name.accessory_kinds)
+            # 학생가방 for a 백팩: a word of the product's own kind, not a bag for it.
+            and not kind_groups_of(word) & context.product.kind_groups
         }
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))

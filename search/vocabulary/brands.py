@@ -38,7 +38,7 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("보스", "bose"),
     ("젠하이저", "sennheiser"),
     ("마샬", "marshall"),
-    ("스피겐", "spigen"),
+    ("스피겐", "spigen", "슈피겐"),
     ("벨킨", "belkin"),
     ("앤커", "anker"),
     ("qcy",),

@@ -1155,3 +1155,19 @@ def test_a_gift_set_is_a_set_not_a_free_gift():
     assert (ruled.same_product, sure) == (False, True)
     assert "a set with another product" in ruled.reason
     assert verdict(belt, "몬테로사 클래식 벨트 블랙 32 + 쇼핑백 증정")[0].same_product
+
+
+def test_a_word_of_the_products_own_kind_is_no_accessory_for_it():
+    backpack = ProductQuery(product_code="BP", product_name="그레고리 데이팩 백팩 블랙", brand="그레고리")
+
+    ruled, _ = verdict(backpack, "그레고리 데이팩 블랙 학생가방")
+    assert ruled.same_product, ruled.reason
+    ruled, sure = verdict(ProductQuery(product_code="LT", product_name="LG 그램 16 노트북"), "LG 그램 16 노트북 가방")
+    assert (ruled.same_product, sure) == (False, True)
+
+
+def test_a_maker_known_by_two_korean_spellings():
+    case = ProductQuery(product_code="SP", product_name="슈피겐 갤럭시 S25 러기드 아머 케이스", brand="슈피겐")
+
+    assert verdict(case, "Spigen 갤럭시 S25 러기드 아머 케이스")[0].same_product
+    assert verdict(case, "스피겐 갤럭시 S25 러기드 아머 케이스")[0].same_product
