@@ -34,6 +34,7 @@ from search.titles import (
     read_title,
 )
 from search.vocabulary import (
+    AUDIENCE_LINES,
     BRAND_ALIASES,
     CLOTHING_SIZES,
     COLOUR_QUALIFIERS,
@@ -47,6 +48,7 @@ from search.vocabulary import (
     ONE_SIDED_VARIANTS,
     OPPOSITES,
     SCALE_SIZES,
+    TRANSLITERATIONS,
 )
 from search.word_evidence import (
     HARMLESS,
@@ -272,6 +274,8 @@ class MadeFor(Rule):
             and not (kind == "case" and context.product.sold_by_measure and not name.accessory_kinds)
             # 학생가방 for a 백팩: a word of the product's own kind, not a bag for it.
             and not kind_groups_of(word) & context.product.kind_groups
+            # Note Sleeve for 노트 슬리브: the product's own name in the other script.
+            and not sounds_like_one_of(word, name.words)
         }
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))
@@ -560,6 +564,9 @@ class VariantAndLine(Rule):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
                 continue
             says = variant in listing.variants
+            if says and _only_inside_our_kind(variant, listing, context.product):
+                # 미니냉장고 for a 소형냉장고: the kind's own name, said more exactly, not the Mini variant.
+                continue
             if glued_in(variant, name if says else listing):
                 # 프로스태프 for Pro Staff: the variant's word is glued inside a word of the other side.
                 continue
@@ -606,7 +613,12 @@ class VariantAndLine(Rule):
             # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
             and not inside_our_word(line, listing, context.product)
             and not glued_to_a_colour(line, listing)
+            # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it.
+            and not kind_groups_of(line) & context.product.kind_groups
         }
+        if extra_lines and extra_lines <= AUDIENCE_LINES and not name.lines & AUDIENCE_LINES:
+            # 키즈 for a kids' skate the shop did not call so: whom it is for may be said of the product itself.
+            return Doubt(f"for {', '.join(sorted(extra_lines))}, which the product does not say")
         if extra_lines:
             said = f"another flavour or line: {', '.join(sorted(extra_lines))}"
             if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
@@ -860,6 +872,15 @@ def _before_our_kind(words: list[str], position: int, product: Product) -> bool:
 def _one_syllable_words(title: Title) -> set[str]:
     """The one-syllable Hangul words of a title that are no count or unit (소, 중, 대, 롱): sizes, cuts."""
     return {word for word in title.words if len(word) == 1 and "가" <= word <= "힣" and word not in _COUNT_WORDS}
+
+
+def _only_inside_our_kind(variant: str, listing: Title, product: Product) -> bool:
+    """The title writes `variant` only inside kind words of the product's own kind (미니냉장고), never alone."""
+    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+    holders = [word for word in listing.text.split() if any(spelling in word for spelling in spellings)]
+    return bool(holders) and all(
+        word not in spellings and kind_groups_of(word) & product.kind_groups for word in holders
+    )
 
 
 def _read_from_a_sign(variant: str, listing: Title) -> bool:

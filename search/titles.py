@@ -38,6 +38,7 @@ from search.vocabulary import (
     KIND_WORDS,
     LARGE_UNITS_MAX,
     LATIN_COMPOUNDS,
+    LINE_SPELLINGS,
     LINE_WORDS,
     LOOKALIKE_AFTER_BRAND,
     LOOKALIKE_WORDS,
@@ -199,7 +200,7 @@ def colour_named(word: str) -> str | None:
 
 _VARIANT_FORMS = {name: frozenset(spellings) for name, spellings in VARIANTS.items()}
 _VARIANT_WORDS = frozenset().union(*_VARIANT_FORMS.values())
-_LINE_WORDS = frozenset(LINE_WORDS)
+_LINE_WORDS = frozenset(LINE_WORDS) | frozenset(LINE_SPELLINGS)
 _BRAND_WORDS = frozenset(alias for aliases in BRAND_ALIASES for alias in aliases if " " not in alias)
 # Words a glued Hangul word may be cut into (갤럭시버즈 → 갤럭시 버즈, 필립스정품 → 필립스 정품).
 _KNOWN_HANGUL = frozenset(
@@ -463,7 +464,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
         colours={name for name in map(colour_named, word_set) if name},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
-        lines=set(_LINE_WORDS & word_set),
+        lines={LINE_SPELLINGS.get(word, word) for word in _LINE_WORDS & word_set},
         condition=condition,
         accessory_kinds=_accessory_kinds(text, brand_words | brand_group_words),
         compatible=compatible,

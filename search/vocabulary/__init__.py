@@ -66,7 +66,9 @@ from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WO
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import (
+    AUDIENCE_LINES,
     DOUBTFUL_VARIANTS,
+    LINE_SPELLINGS,
     LINE_WORDS,
     NETWORKS,
     ONE_SIDED_VARIANTS,
@@ -76,6 +78,7 @@ from search.vocabulary.variants import (
 
 __all__ = [
     "ACCESSORY_KINDS",
+    "AUDIENCE_LINES",
     "BEDDING_SIZES",
     "BRAND_ALIASES",
     "BRAND_LINES",
@@ -101,6 +104,7 @@ __all__ = [
     "KIND_WORDS",
     "LARGE_UNITS_MAX",
     "LATIN_COMPOUNDS",
+    "LINE_SPELLINGS",
     "LINE_WORDS",
     "LONG_SUFFIX_CHARS",
     "LOOKALIKE_AFTER_BRAND",

@@ -57,6 +57,11 @@ NOT_COMPATIBLE = (
     "호환프린터",
     "사용기종",
     "사용 기종",
+    # A standard the product itself meets (맥세이프 호환 거치대 is MagSafe-compatible, not a copy of anything).
+    "맥세이프 호환",
+    "맥세이프호환",
+    "magsafe 호환",
+    "magsafe compatible",
 )
 MADE_FOR_WORDS = {"전용": "전용", "교체용": "교체용", "리필": "리필", "replacement": "교체용", "refill": "리필"}
 """Each mark → its Korean spelling, so that "Refill" and "리필" are the same mark."""

@@ -50,6 +50,12 @@ LINE_WORDS = (
     "edition", "bundle", "번들", "패키지", "콤보", "combo", "isolate", "아이솔레이트", "gore-tex", "고어텍스",
 )  # fmt: skip
 
+# One line written several ways: 키즈, 아동 and 어린이 are the kids' line.
+LINE_SPELLINGS: dict[str, str] = {"키즈": "kids", "아동": "kids", "어린이": "kids"}
+# Lines that say whom a product is for, not what it is: where the product names none, a title naming one may
+# only be saying so of the product (a kids' skate called 키즈) and is uncertain; one in place of ours is not ours.
+AUDIENCE_LINES = frozenset({"kids", "주니어", "시니어", "adult", "퍼피", "키튼", "여성"})
+
 # Words that exclude each other: a title saying one where the product says the other is another product (frozen
 # pork for chilled, a men's suit for a women's). Compared only when the product names one of the pair.
 OPPOSITES: tuple[tuple[str, str], ...] = (

@@ -1171,3 +1171,63 @@ def test_a_maker_known_by_two_korean_spellings():
 
     assert verdict(case, "Spigen 갤럭시 S25 러기드 아머 케이스")[0].same_product
     assert verdict(case, "스피겐 갤럭시 S25 러기드 아머 케이스")[0].same_product
+
+
+@pytest.mark.parametrize(
+    ("product", "title", "same", "sure", "reason"),
+    [
+        pytest.param(
+            ProductQuery(product_code="SL", product_name="누크 노트 슬리브 지갑 블랙", brand="누크"),
+            "NUKK Note Sleeve 지갑 블랙",
+            True,
+            False,
+            "name words",
+            id="an-accessory-word-that-is-the-products-own-name-in-the-other-script",
+        ),
+        pytest.param(
+            ProductQuery(product_code="SK", product_name="롤러킹 스피드런 인라인 M", brand="롤러킹"),
+            "롤러킹 스피드런 키즈 인라인 M",
+            False,
+            False,
+            "for kids, which the product does not say",
+            id="an-audience-the-product-does-not-state",
+        ),
+        pytest.param(
+            ProductQuery(product_code="KS", product_name="점프킹 에어런 키즈 운동화 200", brand="점프킹"),
+            "점프킹 에어런 키즈 운동화 200 아동",
+            True,
+            False,
+            "name words",
+            id="the-kids-line-written-another-way",
+        ),
+        pytest.param(
+            ProductQuery(product_code="OT", product_name="해든 오트밀 1kg", brand="해든"),
+            "해든 귀리 오트밀 1kg",
+            True,
+            False,
+            "name words",
+            id="a-kind-word-of-ours-is-no-line",
+        ),
+        pytest.param(
+            ProductQuery(product_code="MF", product_name="쿨메이트 스노우 소형냉장고 45L 화이트", brand="쿨메이트"),
+            "쿨메이트 스노우 45리터 미니냉장고 화이트",
+            True,
+            False,
+            "name words",
+            id="mini-inside-our-own-kind-word",
+        ),
+        pytest.param(
+            ProductQuery(product_code="MS", product_name="그립온 원터치 차량용 거치대 송풍구", brand="그립온"),
+            "그립온 원터치 맥세이프 호환 차량용 거치대 송풍구",
+            False,
+            False,
+            "a word beside the name: 맥세이프",  # unsure (a MagSafe model?), but no sure "compatible copy"
+            id="a-standard-the-product-meets-is-no-copy",
+        ),
+    ],
+)
+def test_what_a_title_says_of_the_product_itself_is_not_another_product(product, title, same, sure, reason):
+    ruled, is_sure = verdict(product, title)
+
+    assert (ruled.same_product, is_sure) == (same, sure), ruled.reason
+    assert reason in ruled.reason
