@@ -509,7 +509,13 @@ def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> 
         return True
     if len(word) >= 4 and not any(char.isdigit() for char in word):
         # Spelling variants of a word; never of a number (1pgrade is not 1ppgrade, S23 is not S24).
-        return any(difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO for other in listing.words)
+        # Not a word held inside the other (와이어 in 노와이어, 설탕 in 무설탕): that is a word added, not misspelt.
+        return any(
+            difflib.SequenceMatcher(None, word, other).ratio() >= FUZZY_WORD_RATIO
+            and other not in word
+            and word not in other
+            for other in listing.words
+        )
     return False
 
 

@@ -138,7 +138,14 @@ KIND_GROUPS: dict[str, frozenset[str]] = {
     "art supplies": frozenset({"수채화물감", "수채물감", "물감", "마카", "마커", "붓", "스케치북", "패드", "드로잉패드", "색연필", "수채색연필", "pad", "marker"}),
     "nuts and grains": frozenset({"쌀", "백미", "현미", "잡곡", "견과", "하루견과", "견과류", "믹스넛", "건과일", "건자두", "프룬", "푸룬", "nuts", "prunes"}),
     "oral care": frozenset({"칫솔", "전동칫솔", "칫솔모", "리필모", "치약", "치실", "구강세정기", "워터픽", "brush", "floss", "toothpaste"}),
-    "interior": frozenset({"커튼", "암막커튼", "러그", "카페트", "블라인드", "롤스크린", "쿠션커버", "rug", "curtain"}),
+    # One kind per group (as for the rest of the tree below): a blackout curtain is no sheer one, a rug no blind.
+    "curtains": frozenset({"커튼", "curtain"}),
+    "blackout curtains": frozenset({"암막커튼", "커튼"}),
+    "sheer curtains": frozenset({"쉬폰커튼", "시폰커튼", "속커튼", "커튼"}),
+    "rugs": frozenset({"러그", "카페트", "카펫", "rug"}),
+    "blinds": frozenset({"블라인드", "우드블라인드", "콤비블라인드"}),
+    "roller blinds": frozenset({"롤스크린", "롤블라인드"}),
+    "cushion covers": frozenset({"쿠션커버"}),
     "contact lens care": frozenset({"렌즈세정액", "렌즈세척액", "세정액", "세척액", "식염수", "렌즈용액"}),
     "switches": frozenset({"스위칭허브", "허브", "스위치허브", "스위칭"}),
     # The rest of Coupang's category tree, beyond the categories the corpus was written for: a product of any

@@ -1231,3 +1231,20 @@ def test_what_a_title_says_of_the_product_itself_is_not_another_product(product,
 
     assert (ruled.same_product, is_sure) == (same, sure), ruled.reason
     assert reason in ruled.reason
+
+
+def test_a_word_with_a_piece_added_is_no_spelling_of_it():
+    bra = ProductQuery(product_code="NW", product_name="라라핏 노와이어 브라 75B", brand="라라핏")
+
+    ruled, _ = verdict(bra, "라라핏 와이어 브라 75B")
+    assert not ruled.same_product, ruled.reason
+    assert verdict(bra, "라라핏 노와이어브라 75B")[0].same_product
+
+
+def test_curtains_of_another_kind_are_not_ours():
+    sheer = ProductQuery(product_code="CU", product_name="하루홈 린넨 쉬폰커튼 150x230", brand="하루홈")
+
+    ruled, _ = verdict(sheer, "하루홈 린넨 암막커튼 150x230")
+    assert not ruled.same_product
+    assert "another kind of product: 암막커튼" in ruled.reason
+    assert verdict(sheer, "하루홈 린넨 쉬폰 커튼 150x230")[0].same_product
