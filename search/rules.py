@@ -41,7 +41,6 @@ from search.vocabulary import (
     COUNT_UNITS,
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
-    KIND_WORDS,
     MATERIAL_OF,
     MEASURE_UNITS,
     NOT_WEIGHTS,
@@ -53,6 +52,7 @@ from search.vocabulary import (
 from search.word_evidence import (
     HARMLESS,
     KIND_GROUP_OF,
+    KIND_WORDS,
     LINE_WORDS_OF,
     before_a_colour,
     beside_name,

@@ -39,7 +39,7 @@ from search.vocabulary import (
     DESCRIPTORS,
     IMPLIED_BY,
     KIND_GROUPS,
-    KIND_WORDS,
+    LINE_WORDS,
     LOOKALIKE_AFTER_BRAND,
     MADE_FOR_WORDS,
     MATERIAL_OF,
@@ -89,7 +89,13 @@ _BRAND_WORDS = frozenset(word for aliases in BRAND_ALIASES for alias in aliases 
 KIND_GROUP_OF: dict[str, frozenset[str]] = {}
 for _group, _words in KIND_GROUPS.items():
     for _word in _words:
-        KIND_GROUP_OF[_word] = KIND_GROUP_OF.get(_word, frozenset()) | {_group}
+        # A kind word as titles read it too, in Latin letters (샴푸 is read as shampoo), unless that reading is a
+        # line; a Hangul reading (팬티형 → 팬티, 올리브유 → 올리브오일) names a kind of its own.
+        _read = TRANSLITERATIONS.get(_word, "")
+        for _spelling in (_word, _read) if _read.isascii() and _read and _read not in LINE_WORDS else (_word,):
+            KIND_GROUP_OF[_spelling] = KIND_GROUP_OF.get(_spelling, frozenset()) | {_group}
+KIND_WORDS = frozenset(KIND_GROUP_OF)
+"""Every kind word (vocabulary/categories.py), in its own spelling and as titles read it."""
 _BRAND_COMPACTS = frozenset(compact(alias) for aliases in BRAND_ALIASES for alias in aliases)
 _ACCESSORY_SPELLINGS = {spelling: kind for kind, spellings in ACCESSORY_KINDS.items() for spelling in spellings}
 _MADE_FOR_STEMS = ("리필", "교체", "전용")

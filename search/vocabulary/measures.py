@@ -26,6 +26,9 @@ MEASURE_UNITS: dict[str, tuple[str, float]] = {
     "와트": ("power", 1),
     "미터": ("length", 1000),
     "mg": ("weight", 0.001),
+    "mcg": ("weight", 0.000001),
+    # A vitamin's dose in international units (비타민D3 1000IU): a dose, never a model code.
+    "iu": ("dose", 1),
     "인치": ("screen size", 1),
     "inch": ("screen size", 1),
     "mm": ("length", 1),

@@ -1248,3 +1248,21 @@ def test_curtains_of_another_kind_are_not_ours():
     assert not ruled.same_product
     assert "another kind of product: 암막커튼" in ruled.reason
     assert verdict(sheer, "하루홈 린넨 쉬폰 커튼 150x230")[0].same_product
+
+
+def test_kinds_are_read_in_the_spelling_titles_are_read_in():
+    conditioner = ProductQuery(product_code="CD", product_name="라보떼 실크 컨디셔너 500ml", brand="라보떼")
+
+    ruled, _ = verdict(conditioner, "라보떼 실크 샴푸 500ml")  # 샴푸 is read as shampoo
+    assert not ruled.same_product
+    assert "another kind of product" in ruled.reason
+
+
+def test_a_vitamins_dose_is_a_measure_not_a_model_code():
+    vitamin = ProductQuery(product_code="VD", product_name="네이처원 비타민D3 1000IU 120정", brand="네이처원")
+
+    assert read_title("네이처원 비타민D3 1000IU 120정").measures == {"dose": {1000.0}}
+    ruled, sure = verdict(vitamin, "네이처원 비타민D3 2000IU 120정")
+    assert (ruled.same_product, sure) == (False, True)
+    ruled, _ = verdict(vitamin, "헬시랩 비타민D3 1000IU 120정")
+    assert not ruled.same_product, ruled.reason
