@@ -66,6 +66,7 @@ from search.word_evidence import (
     inside_our_word,
     is_naming,
     kind_groups_of,
+    maker_stem,
     naming_word_of,
     networks,
     other_script_may_say,
@@ -845,7 +846,8 @@ def _unconfirmed(context: Context) -> str | None:
 def _may_be_left_out(word: str, can_be_left_out: frozenset[str]) -> bool:
     """A word a genuine title may leave out: a kind word, a harmless mark, or a compound ending in a kind word of
     two syllables or more (엔진오일 ends in 오일, 헤어왁스 in 왁스: the kind, said more exactly)."""
-    if word in can_be_left_out:
+    if word in can_be_left_out or maker_stem(word):
+        # 동아제약 left out of 박카스F 120ml: the maker, whose line the title names.
         return True
     return not word.isascii() and any(word.endswith(kind) and len(word) > len(kind) for kind in _HANGUL_KINDS)
 

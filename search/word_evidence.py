@@ -558,6 +558,8 @@ def found_or_sized(word: str, listing: Title, name: Title) -> bool:
         # A bare number of the product (27.5, 17, 69) that the title writes with a size unit (27.5인치, 17형) or as
         # the first of a size pair (69/25).
         return True
+    if size_word(word) != word and any(size_word(word) in values for values in listing.sizes.values()):
+        return True  # 슈퍼싱글 as SS: the same size in its other spelling
     return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 
 

@@ -61,7 +61,23 @@ SELLER_WORDS = frozenset(
 )
 # Notices that leave a unit new (a near best-before date is still a new unit of the product).
 # What follows a maker's name in its company name (LG전자, 광동제약, 웅진식품): the maker, not another product.
-CORPORATE_WORDS = frozenset({"전자", "제약", "식품", "유업", "음료", "제일제당", "주식회사", "코퍼레이션"})
+CORPORATE_WORDS = frozenset(
+    {
+        "전자",
+        "제약",
+        "식품",
+        "유업",
+        "음료",
+        "제일제당",
+        "주식회사",
+        "코퍼레이션",
+        "제과",
+        "의료기",
+        "산업",
+        "화학",
+        "생활건강",
+    }
+)
 # What a product is used for, when and by whom, and how it is built: the marketplaces' filter facets (용도, 계절,
 # 대상, 형태). They describe the product; they never name another one.
 USAGE_WORDS = frozenset(

@@ -1266,3 +1266,14 @@ def test_a_vitamins_dose_is_a_measure_not_a_model_code():
     assert (ruled.same_product, sure) == (False, True)
     ruled, _ = verdict(vitamin, "헬시랩 비타민D3 1000IU 120정")
     assert not ruled.same_product, ruled.reason
+
+
+def test_a_maker_left_out_or_named_without_its_company_word_and_a_size_in_its_other_spelling():
+    drink = ProductQuery(product_code="DR", product_name="일양제약 원기탕F 100ml x 10병")
+    mat = ProductQuery(product_code="MT", product_name="보람의료기 황토 전기요 퀸")
+    bed = ProductQuery(product_code="BD", product_name="수면공방 코어 매트리스 SS 슈퍼싱글", brand="수면공방")
+
+    assert verdict(drink, "원기탕F 100ml x 10병")[0].same_product
+    assert verdict(mat, "보람 황토 전기요 퀸")[0].same_product
+    assert verdict(bed, "수면공방 코어 매트리스 SS")[0].same_product
+    assert not verdict(bed, "수면공방 코어 매트리스 Q")[0].same_product
