@@ -338,14 +338,21 @@ def _our_code_exact(context: Context) -> bool:
 
 
 def _priced_as_the_product(context: Context) -> bool:
-    """Our model code is there and the price is near the page's reference price (an accessory costs far less);
+    """Our model code (or every word of our name) is there and the price is near the page's reference price (an
+    accessory costs far less);
     the caller also asks that nothing marks the listing as made for the product (전용, 호환, "…용")."""
     return bool(
-        _our_code_exact(context)
+        (_our_code_exact(context) or _every_word_of_ours(context))
         and context.price
         and context.reference_price
         and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
     )
+
+
+def _every_word_of_ours(context: Context) -> bool:
+    """Every naming word of the product's name is in the title (a product without a model code, named in full)."""
+    core = context.name.core_words
+    return bool(core) and all(found_or_sized(word, context.listing, context.name) for word in core)
 
 
 class Rental(Rule):
@@ -472,6 +479,9 @@ class MeasureAndSize(Rule):
                 # "5g" reads as a network where nothing says otherwise; beside a product sold by weight it is one.
                 offered = {float(word[:-1]) for word in listing.words if word in NOT_WEIGHTS} or None
             if offered and not offered & values:
+                if len(values) > 1 and sum(values) in offered and re.search(r"\d\s*[a-z]*\s*\+\s*\d", name.text):
+                    # 60W for 45W+15W: the ports' total, as a multi-port charger is also sold. Never sure.
+                    return Caution(f"{show(offered)}, the total of {show(values)}")
                 if same_total(name, listing):
                     # 5kg x 2 for 10kg: the same total in smaller units, or two products; never sure.
                     return Doubt(f"{show(offered)} x {listing.pack_count} for {show(values)}")

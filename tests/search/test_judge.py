@@ -55,9 +55,9 @@ def test_with_an_llm_one_call_judges_every_candidate(llm, fake_openai):
 
 
 def test_without_an_llm_the_rules_judge_every_candidate_for_free():
-    titles = ["삼성전자 갤럭시 S24 울트라 256GB 자급제", "갤럭시 S24 울트라 케이스"]
+    page = [("삼성전자 갤럭시 S24 울트라 256GB 자급제", 1_450_000), ("갤럭시 S24 울트라 케이스", 15_000)]
 
-    judgement = judge_listings(GALAXY, [listing(title) for title in titles], llm=None)
+    judgement = judge_listings(GALAXY, [listing(title, price) for title, price in page], llm=None)
 
     assert judgement.judge == "rules"
     assert judgement.usage == TokenUsage()
@@ -145,14 +145,14 @@ def test_a_variant_word_the_title_lacks_or_reads_from_a_sign_is_doubted_and_one_
 
 
 def test_the_rules_judge_a_whole_result_page_and_keep_candidate_order():
-    titles = [
-        "Apple 아이폰 15 Pro 256GB 자급제",
-        "아이폰 15 프로 맥세이프 실리콘 케이스",
-        "Apple 아이폰 15 Pro 512GB",
-        "Apple 아이폰 15 Pro 256GB 화이트 티타늄",
+    page = [
+        ("Apple 아이폰 15 Pro 256GB 자급제", 1_390_000),
+        ("아이폰 15 프로 맥세이프 실리콘 케이스", 19_000),  # a case costs a case's price, not a phone's
+        ("Apple 아이폰 15 Pro 512GB", 1_690_000),
+        ("Apple 아이폰 15 Pro 256GB 화이트 티타늄", 1_420_000),
     ]
 
-    judgement = judge_listings(IPHONE, [listing(title) for title in titles], llm=None)
+    judgement = judge_listings(IPHONE, [listing(title, price) for title, price in page], llm=None)
 
     assert [(verdict.index, verdict.same_product) for verdict in judgement.verdicts] == [
         (0, True),

@@ -1277,3 +1277,17 @@ def test_a_maker_left_out_or_named_without_its_company_word_and_a_size_in_its_ot
     assert verdict(mat, "보람 황토 전기요 퀸")[0].same_product
     assert verdict(bed, "수면공방 코어 매트리스 SS")[0].same_product
     assert not verdict(bed, "수면공방 코어 매트리스 Q")[0].same_product
+
+
+def test_a_multi_port_chargers_total_is_its_power_and_a_set_in_its_case_is_the_set():
+    charger = ProductQuery(product_code="CH", product_name="파워온 차량용 충전기 30W+20W", brand="파워온")
+    tools = ProductQuery(product_code="TS", product_name="툴마스터 홈프로 공구세트 42피스", brand="툴마스터")
+    page = [("툴마스터 홈프로 공구세트 42피스", 39_000), ("툴마스터 42피스 홈프로 공구세트 [정품]", 40_000)]
+
+    ruled, sure = verdict(charger, "파워온 차량용 충전기 50W")
+    assert (ruled.same_product, sure) == (True, False)
+    assert "the total of" in ruled.reason
+    assert not verdict(charger, "파워온 차량용 충전기 65W")[0].same_product
+    ruled, sure = verdict(tools, "툴마스터 홈프로 공구세트 42피스 하드케이스", 41_000, *page)
+    assert (ruled.same_product, sure) == (True, False), ruled.reason
+    assert not verdict(tools, "툴마스터 홈프로 공구세트 하드케이스", 9_900, *page)[0].same_product
