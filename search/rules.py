@@ -112,6 +112,7 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 _COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
 _HANGUL_KINDS = tuple(sorted(kind for kind in KIND_WORDS if not kind.isascii() and len(kind) >= 2))
 """Kind words a compound may end in (search.rules._may_be_left_out)."""
+_GIFT_SET = re.compile(r"선물세트|기획세트|세트\s*\d+\s*호|\d+\s*호\s*세트|gift\s*set")
 _YEAR = re.compile(r"19[5-9]\d|20[0-4]\d")
 """A model number that is a year."""
 
@@ -376,6 +377,9 @@ class Bundle(Rule):
 
     def check(self, context: Context) -> Finding:
         if context.listing.bundle and not context.name.bundle:
+            if _GIFT_SET.search(context.name.text):
+                # The shop's product is itself a gift set (선물세트 3호): a "+" may list what is in it. Never sure.
+                return Caution(f"a set, and the product is one: {context.listing.bundle}")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
 

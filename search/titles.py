@@ -526,6 +526,9 @@ def _bundle(text: str) -> str | None:
             continue  # Bausch+Lomb, Dolce+Gabbana: a + glued between two Latin words joins a maker's name
         if before.strip() and not after.strip():
             continue  # 플립+ LR150: a + glued to the end of a name is its mark (Flip+), not a second product
+        preceding = text[: match.start()].split()
+        if colour_named(word) and preceding and colour_named(preceding[-1].rstrip(",/")):
+            continue  # 화이트+블루: a colourway of two colours, not a second product
         return "+ " + word
     measured = _PLUS_MEASURE_WORD.search(text)
     if measured and measured.group(1) not in SELLER_WORDS:
@@ -599,12 +602,15 @@ def _condition(text: str) -> str | None:
 def _pack_count(text: str) -> tuple[int, str]:
     """Units sold (the product of every count; "총 N" overrides) and the text with the counts cut out."""
     total = _TOTAL_COUNT.search(text)
-    counts = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
+    packs = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
     text = _PACK_WORD.sub(" ", text)
+    counts = []
     for match in _COUNT.finditer(text):
         number, unit = int(match.group(1)), match.group(2).removesuffix("입") or match.group(2)
         if number >= SMALL_UNITS_MIN.get(unit, 0) and number <= LARGE_UNITS_MAX.get(unit, number):
             counts.append(number * COUNT_MULTIPLIERS.get(unit, 1))
+    # "2개입 트윈팩": the pack word says the stated count again, not twice as many.
+    counts += [pack for pack in packs if pack not in counts]
     in_set = [int(match.group(1) or 1) + int(match.group(2) or 1) for match in _WITH_REFILL.finditer(text)]
     # "6개입 x 2팩": the "x" before a counted number is not a second count of it.
     rest = _WITH_REFILL.sub(" 본품 리필 ", _COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text)))

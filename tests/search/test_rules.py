@@ -1291,3 +1291,17 @@ def test_a_multi_port_chargers_total_is_its_power_and_a_set_in_its_case_is_the_s
     ruled, sure = verdict(tools, "툴마스터 홈프로 공구세트 42피스 하드케이스", 41_000, *page)
     assert (ruled.same_product, sure) == (True, False), ruled.reason
     assert not verdict(tools, "툴마스터 홈프로 공구세트 하드케이스", 9_900, *page)[0].same_product
+
+
+def test_a_pack_word_restating_the_count_a_colourway_and_a_gift_sets_contents():
+    assert read_title("해피맘 PPSU 젖병 240ml 2개입 트윈팩").pack_count == 2
+    assert read_title("해피맘 PPSU 젖병 240ml 5개입 트윈팩").pack_count == 10
+    assert read_title("스팀큐 핸디 스티머 화이트+블루").bundle is None
+    assert read_title("스팀큐 핸디 스티머 + 보관파우치").bundle == "+ 보관파우치"
+    gift = ProductQuery(product_code="GS", product_name="라보떼 실크 샴푸 선물세트 2호")
+
+    ruled, sure = verdict(gift, "라보떼 실크 샴푸 선물세트 2호 (샴푸 500ml + 린스 500ml)")
+    assert not sure, ruled.reason  # what the set holds, never a sure "set with another product"
+    assert "a set with another product" not in ruled.reason
+    broom = ProductQuery(product_code="BR", product_name="클린홈 빗자루 쓰레받기 세트")
+    assert not verdict(broom, "클린홈 빗자루 쓰레받기 세트 + 밀대 세트")[0].same_product
