@@ -493,6 +493,9 @@ class MeasureAndSize(Rule):
         for dimension, values in name.sizes.items():
             offered = listing.sizes.get(dimension)
             if offered and not offered & values:
+                if dimension == "dimension" and _at_another_scale(offered, values):
+                    # 120x60cm for 1200x600: the same size in centimetres and in millimetres. Never sure.
+                    return Caution(f"size {'/'.join(sorted(offered))} for {'/'.join(sorted(values))}, in another unit")
                 return Reject(f"different {dimension} size: {'/'.join(sorted(offered))} instead of {'/'.join(values)}")
             if offered and offered - values:
                 return Caution(f"{dimension} sizes {'/'.join(sorted(offered))}: a choice")
@@ -896,6 +899,20 @@ def _only_inside_our_kind(variant: str, listing: Title, product: Product) -> boo
     holders = [word for word in listing.text.split() if any(spelling in word for spelling in spellings)]
     return bool(holders) and all(
         word not in spellings and kind_groups_of(word) & product.kind_groups for word in holders
+    )
+
+
+def _at_another_scale(offered: set[str], values: set[str]) -> bool:
+    """One of the title's dimensions is one of the product's times ten, side by side (120by60 and 1200by600)."""
+
+    def sides(word: str) -> list[int]:
+        return [int(side) for side in word.split("by")]
+
+    return any(
+        len(sides(theirs)) == len(sides(ours))
+        and all(a * 10 == b or b * 10 == a for a, b in zip(sides(theirs), sides(ours), strict=True))
+        for theirs in offered
+        for ours in values
     )
 
 

@@ -156,6 +156,13 @@ _MEASURE = re.compile(
 _COUNT = re.compile(
     r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
 )
+# "5개 + 5개", "2팩+1팩": two counts of one unit added, one count of their sum.
+_ADDED_COUNTS = re.compile(
+    r"(?<![0-9a-z.])(\d+)\s*("
+    + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True))
+    + r")\s*\+\s*(\d+)\s*\2"
+    rf"(?![0-9a-z{_HANGUL}])"
+)
 _TOTAL_COUNT = re.compile(
     r"총\s*(\d+)\s*(?:" + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True)) + ")?입?"
 )
@@ -602,6 +609,7 @@ def _condition(text: str) -> str | None:
 def _pack_count(text: str) -> tuple[int, str]:
     """Units sold (the product of every count; "총 N" overrides) and the text with the counts cut out."""
     total = _TOTAL_COUNT.search(text)
+    text = _ADDED_COUNTS.sub(lambda match: f"{int(match.group(1)) + int(match.group(3))}{match.group(2)}", text)
     packs = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
     text = _PACK_WORD.sub(" ", text)
     counts = []

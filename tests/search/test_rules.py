@@ -1287,3 +1287,14 @@ def test_a_pack_word_restating_the_count_a_colourway_and_a_gift_sets_contents():
     assert "a set with another product" not in ruled.reason
     broom = ProductQuery(product_code="BR", product_name="클린홈 빗자루 쓰레받기 세트")
     assert not verdict(broom, "클린홈 빗자루 쓰레받기 세트 + 밀대 세트")[0].same_product
+
+
+def test_counts_added_and_a_size_in_centimetres_for_millimetres():
+    assert read_title("소프트핏 옷걸이 블랙 5개 + 5개").pack_count == 10
+    assert read_title("해피칩 감자칩 2팩+1팩").pack_count == 3
+    table = ProductQuery(product_code="TB", product_name="리빙원 접이식 테이블 1200x600 화이트", brand="리빙원")
+
+    ruled, sure = verdict(table, "리빙원 접이식 테이블 120x60cm 화이트")
+    assert (ruled.same_product, sure) == (True, False)
+    assert "in another unit" in ruled.reason
+    assert not verdict(table, "리빙원 접이식 테이블 1000x600 화이트")[0].same_product
