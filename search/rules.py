@@ -47,7 +47,6 @@ from search.vocabulary import (
     ONE_SIDED_VARIANTS,
     OPPOSITES,
     SCALE_SIZES,
-    TRANSLITERATIONS,
 )
 from search.word_evidence import (
     HARMLESS,
@@ -82,6 +81,7 @@ from search.word_evidence import (
     spelled_near,
     styled_after,
     unexplained_words,
+    variant_spellings,
     word_found,
 )
 
@@ -110,8 +110,6 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 
 
 _COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
-_HANGUL_KINDS = tuple(sorted(kind for kind in KIND_WORDS if not kind.isascii() and len(kind) >= 2))
-"""Kind words a compound may end in (search.rules._may_be_left_out)."""
 _GIFT_SET = re.compile(r"선물세트|기획세트|세트\s*\d+\s*호|\d+\s*호\s*세트|gift\s*set")
 _YEAR = re.compile(r"19[5-9]\d|20[0-4]\d")
 """A model number that is a year."""
@@ -194,7 +192,7 @@ class Product:
         written = frozenset(compact(token) for token in name.plain.split())
         # The kinds the shop wrote as words of their own, or at the end of one (두부고양이모래); not a kind word
         # read from inside a name (캣 in 젤리캣).
-        kinds = frozenset().union(*(kind_groups_of(word) for word in written | (set(name.words) & written)))
+        kinds = frozenset().union(*(kind_groups_of(word) for word in written))
         return cls(
             query=query,
             title=name,
@@ -824,8 +822,7 @@ class Identity(Rule):
             named = [
                 word
                 for word in listing.core_words
-                if word in unexplained
-                and word not in can_be_left_out
+                if word in unexplained  # no kind word, harmless mark or default line: those are explained
                 and word not in SCALE_SIZES  # 중형 for 중: a size, which MeasureAndSize reads
                 and not shop_name(word)
             ]
@@ -866,7 +863,7 @@ def _may_be_left_out(word: str, can_be_left_out: frozenset[str]) -> bool:
     if word in can_be_left_out or maker_stem(word):
         # 동아제약 left out of 박카스F 120ml: the maker, whose line the title names.
         return True
-    return not word.isascii() and any(word.endswith(kind) and len(word) > len(kind) for kind in _HANGUL_KINDS)
+    return bool(kind_groups_of(word))
 
 
 def _stands_alone(word: str, listing: Title, product: Product) -> bool:
@@ -895,7 +892,7 @@ def _one_syllable_words(title: Title) -> set[str]:
 
 def _only_inside_our_kind(variant: str, listing: Title, product: Product) -> bool:
     """The title writes `variant` only inside kind words of the product's own kind (미니냉장고), never alone."""
-    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+    spellings = variant_spellings(variant)
     holders = [word for word in listing.text.split() if any(spelling in word for spelling in spellings)]
     return bool(holders) and all(
         word not in spellings and kind_groups_of(word) & product.kind_groups for word in holders

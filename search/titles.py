@@ -156,16 +156,11 @@ _MEASURE = re.compile(
 _COUNT = re.compile(
     r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
 )
+_COUNT_UNIT = "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True))
+"""The counters as one regex alternative, longest first."""
 # "5개 + 5개", "2팩+1팩": two counts of one unit added, one count of their sum.
-_ADDED_COUNTS = re.compile(
-    r"(?<![0-9a-z.])(\d+)\s*("
-    + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True))
-    + r")\s*\+\s*(\d+)\s*\2"
-    rf"(?![0-9a-z{_HANGUL}])"
-)
-_TOTAL_COUNT = re.compile(
-    r"총\s*(\d+)\s*(?:" + "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True)) + ")?입?"
-)
+_ADDED_COUNTS = re.compile(rf"(?<![0-9a-z.])(\d+)\s*({_COUNT_UNIT})\s*\+\s*(\d+)\s*\2(?![0-9a-z{_HANGUL}])")
+_TOTAL_COUNT = re.compile(rf"총\s*(\d+)\s*(?:{_COUNT_UNIT})?입?")
 _PACK_WORD = re.compile("|".join(map(re.escape, sorted(PACK_WORDS, key=len, reverse=True))))
 _TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
 _PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")

@@ -92,7 +92,8 @@ for _group, _words in KIND_GROUPS.items():
         # A kind word as titles read it too, in Latin letters (샴푸 is read as shampoo), unless that reading is a
         # line; a Hangul reading (팬티형 → 팬티, 올리브유 → 올리브오일) names a kind of its own.
         _read = TRANSLITERATIONS.get(_word, "")
-        for _spelling in (_word, _read) if _read.isascii() and _read and _read not in LINE_WORDS else (_word,):
+        _spellings = [_word, _read] if _read and _read.isascii() and _read not in LINE_WORDS else [_word]
+        for _spelling in _spellings:
             KIND_GROUP_OF[_spelling] = KIND_GROUP_OF.get(_spelling, frozenset()) | {_group}
 KIND_WORDS = frozenset(KIND_GROUP_OF)
 """Every kind word (vocabulary/categories.py), in its own spelling and as titles read it."""
@@ -339,9 +340,14 @@ def networks(title: Title) -> set[str]:
     return {network for network, spellings in NETWORKS.items() if words & set(spellings)}
 
 
+def variant_spellings(variant: str) -> set[str]:
+    """A variant's word in both scripts (pro and 프로): its name and the Hangul words read as it."""
+    return {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+
+
 def glued_in(variant: str, title: Title) -> bool:
     """The variant written inside a longer word of `title`, in either script (프로스태프 holds 프로)."""
-    spellings = {variant} | {hangul for hangul, latin in TRANSLITERATIONS.items() if latin == variant}
+    spellings = variant_spellings(variant)
     return any(spelling in word and spelling != word for word in title.text.split() for spelling in spellings)
 
 
@@ -558,7 +564,8 @@ def found_or_sized(word: str, listing: Title, name: Title) -> bool:
         # A bare number of the product (27.5, 17, 69) that the title writes with a size unit (27.5인치, 17형) or as
         # the first of a size pair (69/25).
         return True
-    if size_word(word) != word and any(size_word(word) in values for values in listing.sizes.values()):
+    sized = size_word(word)
+    if sized != word and any(sized in values for values in listing.sizes.values()):
         return True  # 슈퍼싱글 as SS: the same size in its other spelling
     return any(word in values for values in listing.sizes.values()) and any(word in v for v in name.sizes.values())
 
