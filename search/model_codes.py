@@ -11,7 +11,13 @@ import difflib
 import re
 
 from search.titles import CODE_SUFFIX_CHARS, MIN_CODE_CHARS, Title, compact, is_code_like
-from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
+from search.vocabulary.codes import (
+    CODE_REGION_SUFFIXES,
+    COLOUR_CODE_TAILS,
+    KOREAN_MODEL_PREFIXES,
+    KOREAN_MODEL_SUFFIX,
+    LONG_SUFFIX_CHARS,
+)
 
 _RATE_OR_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:mb/s|gb/s|mbps|gbps|mb|kb|oz|floz|fps|k|p)")
 MIN_CODE_PART = 3
@@ -36,19 +42,24 @@ def code_in(code: str, listing: Title) -> str | None:
         head, _, tail = candidate.partition(code)
         prefixed = bool(_) and head.isalpha() and len(head) <= 2
         if len(code) >= MIN_CODE_CHARS and prefixed and (not tail or tail.isalpha()) and len(tail) <= CODE_SUFFIX_CHARS:
-            return "exact"
+            if not tail or _leaves_ours(code, tail):
+                return "exact"
+            extended = True  # LG MLJ32ERSK for MLJ32ERS: the maker's letters, then ours with a letter of its own
+            continue
         longer, shorter = (candidate, code) if len(candidate) > len(code) else (code, candidate)
         suffix = longer[len(shorter) :]
         extends = len(shorter) >= MIN_CODE_CHARS and longer.startswith(shorter) and suffix.isalpha()
         if extends and len(suffix) <= CODE_SUFFIX_CHARS and not _continued(shorter, listing):
-            if suffix in CODE_REGION_SUFFIXES or len(suffix) >= LONG_SUFFIX_CHARS:
-                return "exact"
             if longer == code:
+                if _leaves_ours(shorter, suffix):
+                    return "exact"  # ours without its region's letter (SM-S928 for SM-S928N)
                 # The title's code lacks our trailing letters (DUE6BG for DUE6BGE): another model of the family,
                 # or ours written short; never sure.
                 shorter_seen = True
                 continue
-            if longer == candidate and _separated_after(code, candidate, listing):
+            if _separated_after(code, candidate, listing):
+                return "exact"  # ours, then a word of its own (GX-300 XL)
+            if _leaves_ours(code, suffix) and _glued_on(code, candidate, listing):
                 return "exact"
             extended = True
     if extended:
@@ -56,10 +67,20 @@ def code_in(code: str, listing: Title) -> str | None:
     return "shorter" if shorter_seen else None
 
 
+def _leaves_ours(code: str, tail: str) -> bool:
+    """Letters after a code that leave the model the same: a region's (KR, Samsung's and LG's N for Korea) or a
+    long colour-and-region tail (ZKEKOO)."""
+    korean = tail == KOREAN_MODEL_SUFFIX and code.startswith(KOREAN_MODEL_PREFIXES)
+    return tail in CODE_REGION_SUFFIXES or korean or len(tail) >= LONG_SUFFIX_CHARS
+
+
 def _tailed(code: str, whole: str, listing: Title) -> bool:
-    """`whole` is our code, a separator and a tail of letters (H6005-IGMP for H6005), not a glued tail."""
+    """`whole` is our code, a separator and a tail of letters (H6005-IGMP for H6005, A1-S for A1), not a glued
+    tail nor a region's letters (SM-S928-KR) nor a colour's (MX-12B-BK)."""
     tail = whole.removeprefix(code)
-    if tail == whole or not tail.isalpha() or len(tail) < LONG_SUFFIX_CHARS:
+    if tail == whole or not tail.isalpha() or tail in COLOUR_CODE_TAILS:
+        return False
+    if _leaves_ours(code, tail) and len(tail) < LONG_SUFFIX_CHARS:
         return False
     return _separated_after(code, whole, listing)
 
@@ -74,6 +95,19 @@ def _separated_after(code: str, candidate: str, listing: Title) -> bool:
             seen += 1
             if seen == len(code):
                 return position + 1 < len(written) and not written[position + 1].isalnum()
+    return False
+
+
+def _glued_on(code: str, candidate: str, listing: Title) -> bool:
+    """The title writes the candidate's tail glued onto our code (SM-S928NZKEKOO), not as words after it
+    (GX-300N XL is GX-300N, then a size)."""
+    written = listing.codes.get(candidate, "")
+    seen = 0
+    for position, char in enumerate(written):
+        if char.isalnum():
+            seen += 1
+            if seen == len(code):
+                return written[position + 1 :].isalnum()
     return False
 
 

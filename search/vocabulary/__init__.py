@@ -37,7 +37,13 @@ from search.vocabulary.accessories import (
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
 from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
 from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
-from search.vocabulary.codes import CODE_REGION_SUFFIXES, LONG_SUFFIX_CHARS
+from search.vocabulary.codes import (
+    CODE_REGION_SUFFIXES,
+    COLOUR_CODE_TAILS,
+    KOREAN_MODEL_PREFIXES,
+    KOREAN_MODEL_SUFFIX,
+    LONG_SUFFIX_CHARS,
+)
 from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS, GLUED_COLOURS
 from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
 from search.vocabulary.counts import (
@@ -86,6 +92,7 @@ __all__ = [
     "CLOTHING_SIZES",
     "CODE_REGION_SUFFIXES",
     "COLOURS",
+    "COLOUR_CODE_TAILS",
     "COLOUR_QUALIFIERS",
     "COLOUR_SUFFIXES",
     "COMPATIBLE_WORDS",
@@ -102,6 +109,8 @@ __all__ = [
     "IMPLIED_BY",
     "KIND_GROUPS",
     "KIND_WORDS",
+    "KOREAN_MODEL_PREFIXES",
+    "KOREAN_MODEL_SUFFIX",
     "LARGE_UNITS_MAX",
     "LATIN_COMPOUNDS",
     "LINE_SPELLINGS",
