@@ -762,9 +762,9 @@ class Identity(Rule):
     name = "identity"
 
     def check(self, context: Context) -> Finding:
-        if context.code_found:
-            return None
         product, listing, name = context.product, context.listing, context.name
+        if context.code_found:
+            return _code_but_words_left_out(context)
         core = name.core_words
         missing = [word for word in core if not found_or_sized(word, listing, name)]
         found = len(core) - len(missing)
@@ -841,6 +841,29 @@ class Identity(Rule):
         if product.brand_in_name and not context.ours_named and not (product.brand_groups & listing.line_brands):
             return Doubt(f"{said}, brand {product.query.brand or 'of the product'} not named")
         return None
+
+
+def _code_but_words_left_out(context: Context) -> Finding:
+    """A code read from the product's name (the shop gave none) in a title that leaves out words naming the product
+    beyond its code, kind and marks (59FIFTY 베이직 for 59FIFTY 어센틱 온필드): a code in a name may be a line's,
+    shared by its siblings; never sure. A code the shop gives names its one model, which titles often name by it
+    alone."""
+    if context.product.query.model_code:
+        return None
+    name, listing = context.name, context.listing
+    can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
+    ours = code_words(context.product)
+    missing = [
+        word
+        for word in name.core_words
+        if word not in ours
+        and not code_shaped(word)
+        and not _may_be_left_out(word, can_be_left_out)
+        and not found_or_sized(word, listing, name)
+    ]
+    if missing:
+        return Caution(f"the title leaves out {' '.join(missing[:3])}")
+    return None
 
 
 def _unconfirmed(context: Context) -> str | None:

@@ -499,6 +499,7 @@ _SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z
 GARMENT_GROUPS = frozenset({"tops", "bottoms", "outer", "vests", "underwear"})
 _GARMENT_WORDS = frozenset().union(*(KIND_GROUPS[group] for group in GARMENT_GROUPS))
 _SIZE_CONTEXT = re.compile(r"사이즈|size|치수")
+_NOT_BESIDE_A_SIZE = SELLER_WORDS | STOP_WORDS
 
 
 def _rental(text: str) -> str | None:
@@ -552,7 +553,8 @@ def _sizes(text: str) -> dict[str, set[str]]:
     clothing = set()
     garment = bool(set(words) & _GARMENT_WORDS)
     for part in re.split(r"[,/]", text):
-        tokens = _SIZE_TOKEN.findall(part)
+        # A seller's or delivery word after the size (M/L 당일발송) leaves it standing alone.
+        tokens = [token for token in _SIZE_TOKEN.findall(part) if token not in _NOT_BESIDE_A_SIZE]
         sized = bool(_SIZE_CONTEXT.search(part))
         for token in tokens:
             spelled = CLOTHING_SIZES.get(token)

@@ -279,6 +279,22 @@ def test_a_model_code_match_is_not_sure_when_the_listing_says_more_than_the_prod
     assert "해외판" in ruled.reason
 
 
+def test_a_code_read_from_the_name_is_never_sure_in_a_title_that_leaves_out_the_names_other_words():
+    cap = ProductQuery(product_code="CAP-7", product_name="뉴에라 39THIRTY 뉴욕 양키스 클래식 울 네이비 M/L")
+    given = ProductQuery(
+        product_code="CAP-8", product_name="뉴에라 39THIRTY 뉴욕 양키스 클래식 울 네이비 M/L", model_code="39THIRTY"
+    )
+
+    shortened, shortened_sure = verdict(cap, "뉴에라 39THIRTY 뉴욕 양키스 네이비 M/L")
+    whole, whole_sure = verdict(cap, "[정품] 뉴에라 39THIRTY 뉴욕 양키스 클래식 울 네이비 M/L 당일발송")
+    _, given_sure = verdict(given, "뉴에라 39THIRTY 뉴욕 양키스 네이비 M/L")
+
+    assert (shortened.same_product, shortened_sure) == (True, False)
+    assert "leaves out classic" in shortened.reason  # 울 is a material, which a title may leave out
+    assert (whole.same_product, whole_sure) == (True, True), whole.reason
+    assert given_sure  # a code the shop gives names its one model
+
+
 def test_a_candidate_far_below_the_pages_reference_price_is_not_believed_on_words_alone():
     genuine = [("코웨이 아이콘 정수기 CHP-7211N 자가관리형", 1_190_000), ("코웨이 아이콘 정수기 CHP-7211N", 1_250_000)]
 
