@@ -41,6 +41,7 @@ from search.vocabulary import (
     COUNT_UNITS,
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
+    KIT_WORDS,
     MATERIAL_OF,
     MEASURE_UNITS,
     NOT_WEIGHTS,
@@ -291,6 +292,9 @@ class MadeFor(Rule):
             if len(stems) == len(made_for) and not _sells_something_else(context, stems):
                 # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
                 return Caution(f"{made_for[0]}: said of the product itself")
+            if _names_a_kit(name) and _priced_as_the_product(context):
+                # 용기 + 리필 5포 for a starter kit, priced as the kit: what is in it. Never sure.
+                return Caution(f"{made_for[0]} named, but the product is a kit and priced as it")
             return Reject(f"made for the product ({made_for[0]}), not the product itself")
         if (
             name.accessory_kinds
@@ -336,6 +340,10 @@ def _our_code_exact(context: Context) -> bool:
     return any(code_in(code, context.listing) == "exact" for code in context.product.codes)
 
 
+def _names_a_kit(name: Title) -> bool:
+    return any(word in name.compact for word in KIT_WORDS)
+
+
 def _priced_as_the_product(context: Context) -> bool:
     """Our model code (or every word of our name) is there and the price is near the page's reference price (an
     accessory costs far less);
@@ -378,8 +386,19 @@ class Bundle(Rule):
             if _GIFT_SET.search(context.name.text):
                 # The shop's product is itself a gift set (선물세트 3호): a "+" may list what is in it. Never sure.
                 return Caution(f"a set, and the product is one: {context.listing.bundle}")
+            added = context.listing.bundle.removeprefix("+ ")
+            if added != context.listing.bundle and "+" in context.name.text and _our_own_piece(added, context):
+                # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
+                # what the product's name holds. Never sure.
+                return Caution(f"a set of what the product names itself ({context.listing.bundle})")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
+
+
+def _our_own_piece(word: str, context: Context) -> bool:
+    """A word added after a plus sign that the product's name holds, in any spelling or script."""
+    name = context.name
+    return found_or_sized(word, name, context.listing) or sounds_like_one_of(word, name.words)
 
 
 class OtherBrand(Rule):

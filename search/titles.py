@@ -50,6 +50,7 @@ from search.vocabulary import (
     NOT_CONDITION,
     NOT_GIFT_ENDINGS,
     NOT_WEIGHTS,
+    PACK_COUNTERS,
     PACK_WORDS,
     PHRASE_SPELLINGS,
     RATING_NOTATIONS,
@@ -163,6 +164,7 @@ _ADDED_COUNTS = re.compile(rf"(?<![0-9a-z.])(\d+)\s*({_COUNT_UNIT})\s*\+\s*(\d+)
 _TOTAL_COUNT = re.compile(rf"총\s*(\d+)\s*(?:{_COUNT_UNIT})?입?")
 _PACK_WORD = re.compile("|".join(map(re.escape, sorted(PACK_WORDS, key=len, reverse=True))))
 _TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
+_TIMES_BEFORE = re.compile(r"[x×*]\s*$")
 _PLUS_COUNT = re.compile(r"(?<![0-9a-z.])(\d(?:\s*\+\s*\d)+)(?![0-9a-z.])")
 # "<word>용": made for that word (에어팟용, S24용) when the word is a product's own word or a model number.
 _MADE_FOR_SUFFIX = re.compile(rf"([0-9a-z{_HANGUL}]+)용(?![{_HANGUL}])")
@@ -514,9 +516,21 @@ def _rental(text: str) -> str | None:
     return fee.group(0) if fee else None
 
 
+_PLUS_BRANDS = re.compile(
+    "|".join(
+        r"\s*\+\s*".join(re.escape(part.strip()) for part in alias.split("+"))
+        for aliases in BRAND_ALIASES
+        for alias in aliases
+        if "+" in alias
+    )
+)
+"""Brands written with a plus sign (aden + anais): the sign joins the brand's name, it adds no product."""
+
+
 def _bundle(text: str) -> str | None:
     """What shows a set of several products: a plus sign before another word (not "plus", a refill or a count),
     or a set word (세트구성, 더블팩)."""
+    text = _PLUS_BRANDS.sub(lambda match: match.group(0).replace("+", " "), text)
     for match in _PLUS_WORD.finditer(text):
         word = match.group(1)
         if word in ("리필", "refill", "plus") or word.startswith("리필") or word in SELLER_WORDS:
@@ -610,10 +624,16 @@ def _pack_count(text: str) -> tuple[int, str]:
     packs = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
     text = _PACK_WORD.sub(" ", text)
     counts = []
+    packs_of = set()  # what a pack counter counted
     for match in _COUNT.finditer(text):
         number, unit = int(match.group(1)), match.group(2).removesuffix("입") or match.group(2)
         if number >= SMALL_UNITS_MIN.get(unit, 0) and number <= LARGE_UNITS_MAX.get(unit, number):
             counts.append(number * COUNT_MULTIPLIERS.get(unit, 1))
+            if unit in PACK_COUNTERS and not _TIMES_BEFORE.search(text, 0, match.start()):
+                packs_of.add(number)
+    for number in packs_of:
+        if counts.count(number) > 1:
+            counts.remove(number)  # "4 Pack 4개입": the pack's count said again
     # "2개입 트윈팩": the pack word says the stated count again, not twice as many.
     counts += [pack for pack in packs if pack not in counts]
     in_set = [int(match.group(1) or 1) + int(match.group(2) or 1) for match in _WITH_REFILL.finditer(text)]
@@ -798,6 +818,7 @@ _LATIN_READINGS = (
     ("f_as_h", r"^f", "h"),  # Fissler 휘슬러, Fuji 후지, Fila 휠라: an older loanword's f is ㅎ
     ("s_between_vowels", r"(?<=[aeiouy])s(?=[aeiouy])", "z"),  # invisible 인비저블, resin 레진, music 뮤직
     ("ti_as_sh", r"(?<=[a-z])ti(?=[aeo])", "sh"),  # sensational 센세이셔널, station 스테이션, lotion 로션
+    ("s_before_voiced", r"(?<=[aeiouy])s(?=[mnbdg])", "z"),  # Osmo 오즈모, Cosmo 코즈모 (plasma keeps 플라스마)
 )
 
 

@@ -35,7 +35,7 @@ from search.vocabulary.accessories import (
     NOT_GIFT_ENDINGS,
 )
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
-from search.vocabulary.bundles import BUNDLE_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
+from search.vocabulary.bundles import BUNDLE_WORDS, KIT_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
 from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import (
     CODE_REGION_SUFFIXES,
@@ -51,6 +51,7 @@ from search.vocabulary.counts import (
     COUNT_UNITS,
     GLUED_UNITS,
     LARGE_UNITS_MAX,
+    PACK_COUNTERS,
     PACK_WORDS,
     SMALL_UNITS_MIN,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "IMPLIED_BY",
     "KIND_GROUPS",
     "KIND_WORDS",
+    "KIT_WORDS",
     "KOREAN_MODEL_PREFIXES",
     "KOREAN_MODEL_SUFFIX",
     "LARGE_UNITS_MAX",
@@ -134,6 +136,7 @@ __all__ = [
     "ONE_SIDED_VARIANTS",
     "OPPOSITES",
     "PACKAGING_WORDS",
+    "PACK_COUNTERS",
     "PACK_WORDS",
     "PHRASE_SPELLINGS",
     "PLAIN_WORDS",

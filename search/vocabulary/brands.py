@@ -102,6 +102,8 @@ BRAND_ALIASES: tuple[tuple[str, ...], ...] = (
     ("노스페이스", "the north face", "northface"),
     ("한국타이어", "hankook"),
     ("템퍼", "tempur"),
+    # a brand written with a plus sign, which is no set (rule: set and bundle)
+    ("에이든앤아나이스", "aden + anais", "aden+anais"),
     # the makers of more categories (camping, watches, luggage, bicycles, baby gear, office furniture, instruments,
     # smart home, health devices, storage), with the spellings Korean marketplaces use for them
     ("웨스턴디지털", "western digital", "westerndigital", "wd"),

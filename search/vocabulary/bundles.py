@@ -14,3 +14,6 @@ MACHINE_COUNTERS = ("대",)
 SERVICE_WORDS = ("작업", "서비스", "설치", "시공", "조립", "각인", "포장", "무료")
 """Work the shop does on the product itself, after a plus sign ("+ 스트링 작업", "+ 각인 서비스", "+ 조립"): not a
 second product. From sellers' titles of rackets, furniture, jewellery and gifts."""
+KIT_WORDS = ("키트", "kit", "스타터", "starter", "구성품", "풀세트", "패키지")
+"""Words naming a product that is itself a kit: a title listing what is in it (용기 + 리필 5포 for a starter kit) names
+its contents, not a refill sold for it."""

@@ -23,3 +23,6 @@ COUNT_MULTIPLIERS = {"더즌": 12, "다스": 12, "dozen": 12}
 LARGE_UNITS_MAX = {"p": 99}
 # Pack words that state their count without a number: "트윈팩" is two units, "트리플팩" three.
 PACK_WORDS = {"트윈팩": 2, "더블팩": 2, "듀오팩": 2, "twinpack": 2, "트리플팩": 3}
+# Pack counters: a pack's count beside the same count in another counter says it again ("4 Pack 4개입", "4팩 4개"),
+# not four packs of four; a different count beside it is packs of that many ("10개입 2팩").
+PACK_COUNTERS = frozenset({"팩", "pack", "pk", "팩입"})

@@ -1333,3 +1333,26 @@ def test_counts_added_and_a_size_in_centimetres_for_millimetres():
     assert (ruled.same_product, sure) == (True, False)
     assert "in another unit" in ruled.reason
     assert not verdict(table, "리빙원 접이식 테이블 1000x600 화이트")[0].same_product
+
+
+def test_a_packs_count_said_again_a_brand_with_a_plus_a_combined_products_plus_and_a_kits_contents():
+    assert read_title("누비 스마트태그 4 Pack 스마트태그 4개입").pack_count == 4
+    assert read_title("누비 스마트태그 4팩 4개").pack_count == 4
+    assert read_title("누비 스마트태그 2개입 x 2팩").pack_count == 4
+    assert read_title("누비 스마트태그 10개입 2팩").pack_count == 20
+    assert read_title("aden + anais 클래식 버프 빕 3팩").bundle is None
+    assert read_title("aden+anais 클래식 버프 빕 + 치발기").bundle == "+ 치발기"
+    bed = ProductQuery(product_code="FB", product_name="에몬스 저상형 패밀리 침대 프레임 Q+SS", brand="에몬스")
+
+    ruled, sure = verdict(bed, "에몬스 저상형 패밀리침대 퀸+슈퍼싱글 프레임")
+    assert not sure, ruled.reason  # the plus adds what the product's name holds itself
+    assert not verdict(bed, "에몬스 저상형 패밀리 침대 프레임 Q+SS + 매트리스 세트")[0].same_product
+    plain = ProductQuery(product_code="SH", product_name="라보떼 실크 컨디셔너 680ml")
+    assert not verdict(plain, "라보떼 실크 샴푸 680ml + 컨디셔너 680ml 세트")[0].same_product
+    kit = ProductQuery(product_code="KT", product_name="클린노즈 코세척 스타터키트 300ml")
+    page = [("클린노즈 코세척 스타터키트 300ml", 14_500), ("클린노즈 코세척 스타터 키트 300ml, 1개", 14_900)]
+
+    ruled, sure = verdict(kit, "클린노즈 코세척 스타터키트 300ml 용기 + 리필 10포", 13_900, *page)
+    assert not (not ruled.same_product and sure), ruled.reason  # what the kit holds, never a sure refill
+    assert not verdict(kit, "클린노즈 코세척 리필 60포 스타터키트용", 9_900, *page)[0].same_product
+    assert sound_keys("오즈모") & sound_keys("osmo")  # an s before a voiced consonant voiced
