@@ -32,6 +32,7 @@ from search.titles import (
     is_code_like,
     normalise,
     read_title,
+    vowel_reading,
 )
 from search.vocabulary import (
     AUDIENCE_LINES,
@@ -41,6 +42,7 @@ from search.vocabulary import (
     COUNT_UNITS,
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
+    KIND_GROUPS,
     KIT_WORDS,
     MATERIAL_OF,
     MEASURE_UNITS,
@@ -54,6 +56,7 @@ from search.word_evidence import (
     KIND_GROUP_OF,
     KIND_WORDS,
     LINE_WORDS_OF,
+    MIN_READING,
     before_a_colour,
     beside_name,
     brand_spelled,
@@ -572,9 +575,29 @@ class PackCount(Rule):
             # The shop states no count: its product may be a pair or a box (poles 2pcs, nail tips 30P), or one;
             # two machines (2대) are two, whatever the shop states (SPEC §4.3: a set of two units).
             return Doubt(f"a count of {listing.pack_count} where the product states none")
-        if context.name.pack_count != context.listing.pack_count:
-            return Reject(f"different pack count: {context.listing.pack_count} instead of {context.name.pack_count}")
+        if name.pack_count != listing.pack_count:
+            shared = _p_numbers(name) & _p_numbers(listing)
+            if any(_same_but_for(number, name.pack_count, listing.pack_count) for number in shared):
+                # 실루엣 41P 10개 for 실루엣 41/P 10개: a number both titles write beside a P may be the model's
+                # (a hanger's width) or a count; read one way the counts agree.
+                return Doubt(f"a count of {listing.pack_count} that may hold a model's number beside a P")
+            return Reject(f"different pack count: {listing.pack_count} instead of {name.pack_count}")
         return None
+
+
+_P_NUMBER = re.compile(r"(?<![0-9a-z.])(\d+)\s*/?\s*p(?![0-9a-z])")
+
+
+def _p_numbers(title: Title) -> set[int]:
+    """Numbers a title writes beside a P (41P, 42/P): a count of pieces, or a model's number."""
+    return {int(number) for number in _P_NUMBER.findall(title.text) if int(number) > 1}
+
+
+def _same_but_for(number: int, ours: int, theirs: int) -> bool:
+    """The two counts agree once `number` is taken out of one or both."""
+    ours_out = ours // number if ours % number == 0 else ours
+    theirs_out = theirs // number if theirs % number == 0 else theirs
+    return ours_out in (theirs, theirs_out) or theirs_out == ours
 
 
 class VariantAndLine(Rule):
@@ -648,8 +671,10 @@ class VariantAndLine(Rule):
             # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
             and not inside_our_word(line, listing, context.product)
             and not glued_to_a_colour(line, listing)
-            # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it.
+            # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it; 허니 for a 꿀: the
+            # kind's name as a loanword (honey).
             and not kind_groups_of(line) & context.product.kind_groups
+            and not _read_as_our_kind(line, context.product)
         }
         if extra_lines and extra_lines <= AUDIENCE_LINES and not name.lines & AUDIENCE_LINES:
             # 키즈 for a kids' skate the shop did not call so: whom it is for may be said of the product itself.
@@ -668,6 +693,24 @@ class VariantAndLine(Rule):
         if name.colours and listing.colours - name.colours:
             return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
         return None
+
+
+def _read_as_our_kind(word: str, product: Product) -> bool:
+    """`word` read with its vowels is a kind word of the product's in the other script (허니 and honey: oni). The
+    product's kinds count those of a one-syllable kind a word of its name ends with (마누카꿀: 꿀, honey), which
+    kind_groups_of leaves unread (군밤 is no 밤 to every rule)."""
+    reading = vowel_reading(word)
+    if len(reading) < MIN_READING:
+        return False
+    groups = set(product.kind_groups)
+    for name_word in product.title.words:
+        if len(name_word) >= 2 and not name_word.isascii():
+            groups |= KIND_GROUP_OF.get(name_word[-1], frozenset())
+    return any(
+        kind.isascii() != word.isascii() and vowel_reading(kind) == reading
+        for group in groups
+        for kind in KIND_GROUPS[group]
+    )
 
 
 class ExtraWords(Rule):

@@ -31,6 +31,7 @@ from search.vocabulary import (
     CONDITION_WORDS,
     COUNT_MULTIPLIERS,
     COUNT_UNITS,
+    GARMENT_CAPACITY_PLUS,
     GIFT_WORDS,
     GLUED_COLOURS,
     GLUED_UNITS,
@@ -544,6 +545,8 @@ def _bundle(text: str) -> str | None:
         if before.strip() and not after.strip():
             continue  # 플립+ LR150: a + glued to the end of a name is its mark (Flip+), not a second product
         preceding = text[: match.start()].split()
+        if word in GARMENT_CAPACITY_PLUS and re.search(r"\d+\s*벌$", text[: match.start()].rstrip()):
+            continue  # 5벌+바지: a clothing-care machine's capacity
         if colour_named(word) and preceding and colour_named(preceding[-1].rstrip(",/")):
             continue  # 화이트+블루: a colourway of two colours, not a second product
         return "+ " + word
@@ -888,8 +891,9 @@ def vowel_reading(word: str) -> str:
         text = re.sub("[^a-z]", "", word.lower())
         for spelled, sound in _LATIN_SOUNDS:
             text = text.replace(spelled, sound)
-        # A silent final e (dole, dove) and an r before a consonant or at the end (Korean writes neither).
-        text = re.sub(r"r(?![aeiouy])", "", re.sub(r"(?<=[^aeiou])e$", "", text))
+        # A silent final e (dole, dove) and an r before a consonant or at the end (Korean writes neither); a final
+        # ey is an i (honey 허니, jersey 저지).
+        text = re.sub(r"r(?![aeiouy])", "", re.sub(r"(?<=[^aeiou])e$", "", re.sub(r"ey$", "i", text)))
         return _squeezed(text.translate(_READING_LETTERS))
     return _squeezed(_hangul_sound(word, "t", _READING_VOWELS))
 

@@ -35,7 +35,13 @@ from search.vocabulary.accessories import (
     NOT_GIFT_ENDINGS,
 )
 from search.vocabulary.brands import BRAND_ALIASES, BRAND_LINES
-from search.vocabulary.bundles import BUNDLE_WORDS, KIT_WORDS, MACHINE_COUNTERS, SERVICE_WORDS
+from search.vocabulary.bundles import (
+    BUNDLE_WORDS,
+    GARMENT_CAPACITY_PLUS,
+    KIT_WORDS,
+    MACHINE_COUNTERS,
+    SERVICE_WORDS,
+)
 from search.vocabulary.categories import KIND_GROUPS, KIND_WORDS
 from search.vocabulary.codes import (
     CODE_REGION_SUFFIXES,
@@ -104,6 +110,7 @@ __all__ = [
     "DEFAULT_LINE_WORDS",
     "DESCRIPTORS",
     "DOUBTFUL_VARIANTS",
+    "GARMENT_CAPACITY_PLUS",
     "GIFT_WORDS",
     "GLUED_COLOURS",
     "GLUED_UNITS",

@@ -17,3 +17,6 @@ second product. From sellers' titles of rackets, furniture, jewellery and gifts.
 KIT_WORDS = ("키트", "kit", "스타터", "starter", "구성품", "풀세트", "패키지")
 """Words naming a product that is itself a kit: a title listing what is in it (용기 + 리필 5포 for a starter kit) names
 its contents, not a refill sold for it."""
+GARMENT_CAPACITY_PLUS = ("바지",)
+"""What a clothing-care machine holds beside its garments (스타일러 5벌+바지, 에어드레서 3벌+바지1벌): its
+capacity, after a count of 벌, not a second product."""

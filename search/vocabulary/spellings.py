@@ -28,6 +28,7 @@ TRANSLITERATIONS: dict[str, str] = {
     "aluminium": "aluminum", "초콜릿": "초코", "초콜렛": "초코", "스파이시": "spicy", "리치": "rich",
     "크리스탈": "crystal", "에스": "s", "엑스": "x", "비타민": "vitamin", "씨": "c", "필로우": "베개", "pillow": "베개",
     "올리브유": "올리브오일", "아령": "덤벨", "dumbbell": "덤벨", "테니스볼": "테니스공", "골프볼": "골프공", "음수대": "급수기", "에지": "edge",
+    "오가닉": "유기농", "organic": "유기농",
 }  # fmt: skip
 # Latin spellings of the same words that titles write apart (Air Force, Zero Sugar).
 LATIN_COMPOUNDS: dict[str, str] = {"air force": "airforce", "play station": "playstation"}

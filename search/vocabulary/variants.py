@@ -51,7 +51,13 @@ LINE_WORDS = (
 )  # fmt: skip
 
 # One line written several ways: 키즈, 아동 and 어린이 are the kids' line.
-LINE_SPELLINGS: dict[str, str] = {"키즈": "kids", "아동": "kids", "어린이": "kids"}
+LINE_SPELLINGS: dict[str, str] = {
+    "키즈": "kids",
+    "아동": "kids",
+    "어린이": "kids",
+    "오가닉": "유기농",
+    "organic": "유기농",
+}
 # Lines that say whom a product is for, not what it is: where the product names none, a title naming one may
 # only be saying so of the product (a kids' skate called 키즈) and is uncertain; one in place of ours is not ours.
 AUDIENCE_LINES = frozenset({"kids", "주니어", "시니어", "adult", "퍼피", "키튼", "여성"})

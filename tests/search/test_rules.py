@@ -1356,3 +1356,20 @@ def test_a_packs_count_said_again_a_brand_with_a_plus_a_combined_products_plus_a
     assert not (not ruled.same_product and sure), ruled.reason  # what the kit holds, never a sure refill
     assert not verdict(kit, "클린노즈 코세척 리필 60포 스타터키트용", 9_900, *page)[0].same_product
     assert sound_keys("오즈모") & sound_keys("osmo")  # an s before a voiced consonant voiced
+
+
+def test_a_number_beside_a_p_both_titles_write_a_loanword_for_our_kind_and_a_machines_capacity():
+    hangers = ProductQuery(product_code="HG", product_name="슬림핏 벨벳 옷걸이 45/P 그레이 10개")
+
+    ruled, sure = verdict(hangers, "슬림핏 벨벳 옷걸이 45P 그레이, 10개")
+    assert not sure, ruled.reason  # 45P may be the model's width as well as a count of 45
+    assert not verdict(hangers, "슬림핏 벨벳 옷걸이 45/P 그레이 20개")[0].same_product
+    oats = ProductQuery(product_code="OT", product_name="그린팜 유기농 압착귀리 1kg")
+    assert verdict(oats, "그린팜 오가닉 압착귀리 1kg")[0].same_product  # 오가닉 is 유기농
+    assert not verdict(oats, "그린팜 저당 압착귀리 1kg")[0].same_product
+    syrup = ProductQuery(product_code="SY", product_name="하니팜 아카시아꿀 1kg")
+    ruled, sure = verdict(syrup, "하니팜 아카시아 허니 1kg")
+    assert not (not ruled.same_product and sure), ruled.reason  # 허니 is honey, our kind: no other line
+    assert vowel_reading("허니") == vowel_reading("honey")  # a final ey is an i
+    assert read_title("삼성 비스포크 에어드레서 3벌+바지 코타차콜").bundle is None
+    assert read_title("삼성 비스포크 에어드레서 + 바지걸이").bundle == "+ 바지걸이"
