@@ -490,6 +490,13 @@ def brand_spelled(brand: str | None, listing: Title) -> bool:
 # --- naming words -------------------------------------------------------------------------------------------
 
 
+def _code_found_whole(code: str, listing: Title) -> bool:
+    if code in listing.codes:
+        return True
+    written = r"[-./ ]?".join(map(re.escape, code))
+    return bool(re.search(rf"(?<![0-9a-z]){written}(?![0-9a-z])", listing.text))
+
+
 def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> bool:
     """A product word in the title: whole, inside a glued word, in its own spelling, or glued apart."""
     if word in listing.words:
@@ -502,7 +509,11 @@ def word_found(word: str, listing: Title, spellings: set[str] = frozenset()) -> 
             compact(other) == compact(word) or (spelled and other == spelled) for other in listing.words
         )
     if len(word) >= 2 and compact(word) in listing.compact:
-        return True
+        # A code-shaped word (C922) is found whole, or glued to a word of the other script (로지텍C922), not as
+        # the head of a longer code (C922x is another model).
+        return not (word.isascii() and is_code_like(word) and code_shaped(word)) or _code_found_whole(
+            compact(word), listing
+        )
     if len(word) >= 2 and not word.isascii() and loan_spelling(compact(word)) in loan_spelling(listing.compact):
         return True
     if len(word) >= 3 and word[-1] in "용형" and word_found(word[:-1], listing):

@@ -1373,3 +1373,12 @@ def test_a_number_beside_a_p_both_titles_write_a_loanword_for_our_kind_and_a_mac
     assert vowel_reading("허니") == vowel_reading("honey")  # a final ey is an i
     assert read_title("삼성 비스포크 에어드레서 3벌+바지 코타차콜").bundle is None
     assert read_title("삼성 비스포크 에어드레서 + 바지걸이").bundle == "+ 바지걸이"
+
+
+def test_a_code_shaped_name_word_is_found_whole_not_as_the_head_of_a_longer_code():
+    webcam = ProductQuery(product_code="WC", product_name="앱코 APC930 웹캠", brand="앱코")
+
+    assert not verdict(webcam, "앱코 APC930X 웹캠")[0].same_product  # another model of the line
+    assert verdict(webcam, "앱코 APC930 웹캠 FHD")[0].same_product
+    assert verdict(webcam, "앱코APC930 웹캠")[0].same_product  # glued to the brand in the other script
+    assert verdict(webcam, "앱코 APC-930 웹캠")[0].same_product
