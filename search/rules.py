@@ -46,6 +46,7 @@ from search.vocabulary import (
     KIT_WORDS,
     MATERIAL_OF,
     MEASURE_UNITS,
+    MODIFIED_WORDS,
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
@@ -251,14 +252,26 @@ class Rule:
 
 class Condition(Rule):
     """A used, refurbished, display or returned unit (중고, 리퍼, 전시, 반품, S급 …) is not a new unit of the
-    product, unless the product is itself one. Words: vocabulary/conditions.py."""
+    product, unless the product is itself one; one the shop changed (업그레이드, 증설) is uncertain.
+    Words: vocabulary/conditions.py."""
 
     name = "condition"
 
     def check(self, context: Context) -> Finding:
         if context.listing.condition and not context.name.condition:
             return Reject(f"not a new unit ({context.listing.condition})")
+        changed = _modified(context.listing.text)
+        if changed and not _modified(context.name.text):
+            # 32GB 램 업그레이드: more memory fitted by the shop, or an upgraded version of the line.
+            return Doubt(f"a unit changed from how its maker sells it ({changed})")
         return None
+
+
+def _modified(text: str) -> str | None:
+    for word in MODIFIED_WORDS:
+        if (word in text) if not word.isascii() else re.search(rf"(?<![a-z]){word}(?![a-z])", text):
+            return word
+    return None
 
 
 class MadeFor(Rule):

@@ -51,7 +51,7 @@ from search.vocabulary.codes import (
     LONG_SUFFIX_CHARS,
 )
 from search.vocabulary.colours import COLOUR_QUALIFIERS, COLOUR_SUFFIXES, COLOURS, GLUED_COLOURS
-from search.vocabulary.conditions import CONDITION_WORDS, NOT_CONDITION
+from search.vocabulary.conditions import CONDITION_WORDS, MODIFIED_WORDS, NOT_CONDITION
 from search.vocabulary.counts import (
     COUNT_MULTIPLIERS,
     COUNT_UNITS,
@@ -132,6 +132,7 @@ __all__ = [
     "MATERIALS",
     "MATERIAL_OF",
     "MEASURE_UNITS",
+    "MODIFIED_WORDS",
     "MONTHLY_FEE",
     "NETWORKS",
     "NOTICE_WORDS",

@@ -21,4 +21,9 @@ NOT_CONDITION = (
     "슬리퍼", "클리퍼", "플리퍼", "그리퍼",
 )  # fmt: skip
 
+# A unit changed from how its maker sells it (more memory fitted by the shop: 32GB 램 업그레이드, SSD 추가장착), or
+# an upgraded version of the line: another configuration, which the rules cannot price as the product. Counted
+# anywhere in a word, unless the product's own name says it (G-soul X8 업그레이드 is a line's name).
+MODIFIED_WORDS = ("업그레이드", "upgrade", "증설", "추가장착", "개조", "튜닝")
+
 # Accessory, part and consumable kinds: a listing naming one the product does not name is not the product.

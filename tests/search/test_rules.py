@@ -1382,3 +1382,13 @@ def test_a_code_shaped_name_word_is_found_whole_not_as_the_head_of_a_longer_code
     assert verdict(webcam, "앱코 APC930 웹캠 FHD")[0].same_product
     assert verdict(webcam, "앱코APC930 웹캠")[0].same_product  # glued to the brand in the other script
     assert verdict(webcam, "앱코 APC-930 웹캠")[0].same_product
+
+
+def test_a_unit_the_shop_changed_is_uncertain_unless_the_products_name_says_so():
+    laptop = ProductQuery(product_code="LT", product_name="레노버 아이디어패드 슬림3 15ABR8", model_code="15ABR8")
+
+    ruled, sure = verdict(laptop, "레노버 아이디어패드 슬림3 15ABR8 (RAM 16GB 업그레이드)")
+    assert (ruled.uncertain, sure) == (True, False), ruled.reason
+    assert "changed" in ruled.reason
+    line = ProductQuery(product_code="PE", product_name="썬라인 캐스트어웨이 업그레이드 PE 1호 150m")
+    assert verdict(line, "썬라인 캐스트어웨이 업그레이드 PE 1호 150m")[0].same_product
