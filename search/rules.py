@@ -50,6 +50,7 @@ from search.vocabulary import (
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
+    ORIGINS,
     SCALE_SIZES,
 )
 from search.word_evidence import (
@@ -411,6 +412,19 @@ class Bundle(Rule):
         return None
 
 
+_ORIGIN = re.compile("|".join(sorted(map(re.escape, ORIGINS), key=len, reverse=True)))
+
+
+def _origins(text: str) -> set[str]:
+    """The countries a text's origin labels name, glued or not (국산콩 is Korean soybeans; 중국산 holds no 국산)."""
+    return {ORIGINS[label] for label in _ORIGIN.findall(text)}
+
+
+def _both_imported(ours: set[str], theirs: set[str]) -> bool:
+    """One side says only "imported" and the other a foreign country: the same, said less exactly."""
+    return ("imported" in ours and "korea" not in theirs) or ("imported" in theirs and "korea" not in ours)
+
+
 def _our_own_piece(word: str, context: Context) -> bool:
     """A word added after a plus sign that the product's name holds, in any spelling or script."""
     name = context.name
@@ -614,9 +628,9 @@ def _same_but_for(number: int, ours: int, theirs: int) -> bool:
 
 
 class VariantAndLine(Rule):
-    """A different variant (Pro, Max, mini, FE …), colour where both name one, or an extra flavour or line
-    (라임, 흑미, 디지털) is another product; other colours offered beside ours are a choice (Caution).
-    Words: vocabulary/variants.py, vocabulary/colours.py."""
+    """A different variant (Pro, Max, mini, FE …), colour where both name one, origin where both name one (중국산
+    for 국내산), or an extra flavour or line (라임, 흑미, 디지털) is another product; other colours offered beside
+    ours are a choice (Caution). Words: vocabulary/variants.py, vocabulary/colours.py, vocabulary/origins.py."""
 
     name = "variant and line"
 
@@ -667,6 +681,12 @@ class VariantAndLine(Rule):
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
             if one in ours_said and other in theirs_said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
+        ours, theirs = _origins(name.text), _origins(listing.text)
+        if ours and theirs and not ours & theirs and not _both_imported(ours, theirs):
+            # 중국산 양파 for 국내산 양파: another origin is another product, at another price.
+            return Reject(
+                f"grown or made elsewhere: {', '.join(sorted(theirs))} where the product is {', '.join(sorted(ours))}"
+            )
         ours, theirs = networks(name), networks(listing)
         if ours and theirs and not ours & theirs:
             return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")

@@ -6,21 +6,22 @@ only one title uses. The rules (search/rules.py) name the file each of them read
 
 | file | kind of word | rule |
 |---|---|---|
-| conditions.py | used, refurbished, display, returned | condition |
+| conditions.py | used, refurbished, display, returned; units the shop changed (업그레이드) | condition |
 | accessories.py | accessories, parts, consumables, made-for marks, gifts | made-for, accessory and consumable |
 | rentals.py | rental, subscription, contract, monthly fee | rental and contract |
-| bundles.py | sets, bundles, machine counters | set and bundle |
+| bundles.py | sets, bundles, machine counters, kits, a machine's capacity (5벌+바지) | set and bundle |
 | categories.py | kind words grouped by what may name the same product | unexplained extra words |
 | brands.py | brands and the lines only one brand sells | other brand and look-alike, identity |
 | makers.py | makers and the line brands they sell under (merged into brands.py's groups) | other brand and look-alike, identity |
 | lookalikes.py | substitutes and look-alikes | other brand and look-alike |
-| codes.py | regional and colour suffixes of model codes | other model and sibling |
+| codes.py | regional and colour suffixes of model codes (N only on Samsung's and LG's mobile codes) | other model and sibling |
 | measures.py | units of capacity, volume, weight, size | measure and size |
 | sizes.py | shoe, clothing and bedding sizes | measure and size |
 | counts.py | counters (개, 개입, 입, 팩, EA, x3 …) | pack count |
 | variants.py | variants, flavours, lines, editions | variant and line |
 | colours.py | colours | variant and line |
 | materials.py | what a product is made of | variant and line, identity |
+| origins.py | where a food was grown or made (국내산, 중국산) | variant and line |
 | spellings.py | one spelling across scripts | every rule (reading) |
 | harmless.py | seller tags, shipping, genuineness, makers' company words, usage words, plain descriptors | unexplained extra words |
 """
@@ -75,6 +76,7 @@ from search.vocabulary.harmless import (
 from search.vocabulary.lookalikes import LOOKALIKE_AFTER_BRAND, LOOKALIKE_WORDS
 from search.vocabulary.materials import MATERIAL_OF, MATERIALS
 from search.vocabulary.measures import MEASURE_UNITS, NOT_WEIGHTS, RATING_NOTATIONS
+from search.vocabulary.origins import ORIGINS
 from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WORDS
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
@@ -143,6 +145,7 @@ __all__ = [
     "NOT_WEIGHTS",
     "ONE_SIDED_VARIANTS",
     "OPPOSITES",
+    "ORIGINS",
     "PACKAGING_WORDS",
     "PACK_COUNTERS",
     "PACK_WORDS",

@@ -1392,3 +1392,17 @@ def test_a_unit_the_shop_changed_is_uncertain_unless_the_products_name_says_so()
     assert "changed" in ruled.reason
     line = ProductQuery(product_code="PE", product_name="썬라인 캐스트어웨이 업그레이드 PE 1호 150m")
     assert verdict(line, "썬라인 캐스트어웨이 업그레이드 PE 1호 150m")[0].same_product
+
+
+def test_another_origin_is_another_product():
+    garlic = ProductQuery(product_code="GA", product_name="의성 국내산 깐마늘 1kg")
+    beans = ProductQuery(product_code="TF", product_name="맑은물 국산콩 두부 300g")
+
+    ruled, sure = verdict(garlic, "중국산 깐마늘 1kg")
+    assert (ruled.same_product, sure) == (False, True)
+    assert "grown or made elsewhere" in ruled.reason
+    assert not verdict(beans, "맑은물 수입산 콩 두부 300g")[0].same_product
+    assert verdict(beans, "맑은물 국산콩 두부 300g 1개")[0].same_product  # 국산콩: Korean soybeans, glued
+    imported = ProductQuery(product_code="BF", product_name="수입산 소고기 척아이롤 1kg")
+    ruled, _ = verdict(imported, "미국산 소고기 척아이롤 1kg")
+    assert "grown or made elsewhere" not in ruled.reason  # imported, said more exactly
