@@ -951,14 +951,22 @@ _PLAIN_VOWEL = {2: 0, 3: 1, 6: 4, 7: 5, 12: 8, 15: 5, 16: 20, 17: 13}  # ㅑ→�
 _PLAIN_INITIAL = {10: 9, 13: 14}  # ㅆ→ㅅ (쏘바쥬 소바쥬), ㅉ→ㅊ (요쯔아미 요츠아미)
 
 
+_NO_INITIAL, _WO, _O = 11, 14, 8
+"""ㅇ as an initial, and the vowels ㅝ and ㅗ, by their index in a Hangul syllable."""
+
+
 @lru_cache(maxsize=8192)
 def loan_spelling(text: str) -> str:
     """Hangul with a loanword's two spellings made one: after ㅅ, ㅈ and ㅊ a y- or w-vowel is the plain one
     (셰프 and 쉐프 are 세프, 쥬스 is 주스, 메쉬 메시, 죠리퐁 조리퐁), and a tense ㅆ or ㅉ the plain one (쏘바쥬
-    소바쥬, 요쯔아미 요츠아미): the standard spelling and sellers' differ there."""
+    소바쥬, 요쯔아미 요츠아미), and a wo after no consonant an o (타월 and 타올 are 타올): the standard spelling and
+    sellers' differ there."""
     chars = []
     for char in text:
         code = ord(char) - 0xAC00
+        if 0 <= code < 11172 and code // 588 == _NO_INITIAL and (code // 28) % 21 == _WO:
+            char = chr(ord(char) - (_WO - _O) * 28)
+            code = ord(char) - 0xAC00
         if 0 <= code < 11172 and code // 588 in _PALATALS:
             initial, vowel, final = code // 588, (code // 28) % 21, code % 28
             initial = _PLAIN_INITIAL.get(initial, initial)

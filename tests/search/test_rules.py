@@ -414,6 +414,7 @@ def test_a_loanword_spelled_two_ways_in_hangul_is_one_word():
     assert loan_spelling("쉐프") == loan_spelling("셰프")
     assert loan_spelling("쥬스") == loan_spelling("주스")
     assert loan_spelling("세트") == "세트"
+    assert loan_spelling("세면타월") == loan_spelling("세면타올")  # a wo after no consonant is an o
     assert loan_spelling("새") == "새"
     ruled, _ = verdict(knife, "한빛 쉐프나이프 20cm")
     assert ruled.same_product
