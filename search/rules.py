@@ -42,6 +42,7 @@ from search.vocabulary import (
     COUNT_UNITS,
     DEFAULT_LINE_WORDS,
     DOUBTFUL_VARIANTS,
+    IMPLIED_BY,
     KIND_GROUPS,
     KIT_WORDS,
     MATERIAL_OF,
@@ -404,7 +405,7 @@ class Bundle(Rule):
                 # The shop's product is itself a gift set (선물세트 3호): a "+" may list what is in it. Never sure.
                 return Caution(f"a set, and the product is one: {context.listing.bundle}")
             added = context.listing.bundle.removeprefix("+ ")
-            if added != context.listing.bundle and "+" in context.name.text and _our_own_piece(added, context):
+            if added != context.listing.bundle and _names_its_pieces(added, context) and _our_own_piece(added, context):
                 # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
                 # what the product's name holds. Never sure.
                 return Caution(f"a set of what the product names itself ({context.listing.bundle})")
@@ -425,10 +426,18 @@ def _both_imported(ours: set[str], theirs: set[str]) -> bool:
     return ("imported" in ours and "korea" not in theirs) or ("imported" in theirs and "korea" not in ours)
 
 
+def _names_its_pieces(word: str, context: Context) -> bool:
+    """The product's name is itself a set of pieces: written with a plus (Q+SS), or saying the word comes with it
+    (필터펌프 포함)."""
+    text = normalise(context.product.query.product_name)  # the name as written: its text drops what is included
+    return "+" in text or bool(re.search(rf"{re.escape(word)}\s*(?:포함|구성)", text))
+
+
 def _our_own_piece(word: str, context: Context) -> bool:
     """A word added after a plus sign that the product's name holds, in any spelling or script."""
     name = context.name
-    return found_or_sized(word, name, context.listing) or sounds_like_one_of(word, name.words)
+    written = normalise(context.product.query.product_name).split()
+    return word in written or found_or_sized(word, name, context.listing) or sounds_like_one_of(word, name.words)
 
 
 class OtherBrand(Rule):
@@ -708,6 +717,8 @@ class VariantAndLine(Rule):
             # kind's name as a loanword (honey).
             and not kind_groups_of(line) & context.product.kind_groups
             and not _read_as_our_kind(line, context.product)
+            # 무알콜 for a 제로 beer: what the product's own word already says.
+            and IMPLIED_BY.get(line) not in name.words
         }
         if extra_lines and extra_lines <= AUDIENCE_LINES and not name.lines & AUDIENCE_LINES:
             # 키즈 for a kids' skate the shop did not call so: whom it is for may be said of the product itself.

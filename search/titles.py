@@ -156,7 +156,8 @@ _MEASURE = re.compile(
     r"(?<![0-9a-z.])(?<![0-9a-z]-)(\d+(?:\.\d+)?)\s*(" + _units([*MEASURE_UNITS, "세대"]).replace("(?:", "(?:", 1) + ")"
 )
 _COUNT = re.compile(
-    r"(?<![0-9a-z.])(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
+    # Not inside a code written with a hyphen (VN-541PC is a model, not 541 pieces).
+    r"(?<![0-9a-z.])(?<![a-z]-)(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
 )
 _COUNT_UNIT = "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True))
 """The counters as one regex alternative, longest first."""
@@ -306,6 +307,7 @@ def normalise(text: str) -> str:
         text = text.replace(spaced, joined)
     for phrase, spelling in PHRASE_SPELLINGS.items():
         text = text.replace(phrase, spelling)
+    text = _BARE_ZERO.sub(" zero ", text)
     text = _LATIN_WORD_NUMBER.sub(
         lambda m: f"{m.group(1)} {m.group(2)}" if m.group(1) in _LATIN_WORDS else m.group(0), text
     )
@@ -314,6 +316,8 @@ def normalise(text: str) -> str:
 
 
 _COUNTERS = frozenset(COUNT_UNITS)
+_BARE_ZERO = re.compile(r"(?<![\d.])0\.00?(?![\d.a-z%]|\s*(?:mm|cm|m|kg|g|ml|l|도|%)(?![a-z가-힣]))")
+"""0.0 or 0.00 with no unit after it: a zero-alcohol beer's name (하이네켄 0.0, 하이트제로 0.00)."""
 
 
 def _dimension_word(match: re.Match) -> str:

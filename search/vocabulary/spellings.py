@@ -40,5 +40,8 @@ PHRASE_SPELLINGS: dict[str, str] = {
     "오드 뚜왈렛": " edt ", "오 드 뚜왈레트": " edt ", "eau de cologne": " cologne ", "오 드 코롱": " cologne ",
     "코롱": " cologne ",
 }  # fmt: skip
-# A word that adds nothing when its partner stands in the title: Zero Sugar is Zero (제로슈거 = 제로).
-IMPLIED_BY: dict[str, str] = {"sugar": "zero"}
+# A word that adds nothing when its partner stands in the title: Zero Sugar is Zero (제로슈거 = 제로), and a zero
+# beer (하이트제로, 하이네켄 0.0: normalise reads a bare 0.0 as zero) is the non-alcoholic one.
+IMPLIED_BY: dict[str, str] = {
+    "sugar": "zero", "무알콜": "zero", "논알콜": "zero", "무알코올": "zero", "논알코올": "zero", "논알콜릭": "zero",
+}  # fmt: skip

@@ -1407,3 +1407,18 @@ def test_another_origin_is_another_product():
     imported = ProductQuery(product_code="BF", product_name="수입산 소고기 척아이롤 1kg")
     ruled, _ = verdict(imported, "미국산 소고기 척아이롤 1kg")
     assert "grown or made elsewhere" not in ruled.reason  # imported, said more exactly
+
+
+def test_a_code_is_no_count_a_zero_beer_is_non_alcoholic_and_an_included_piece_is_no_set():
+    assert read_title("소니 녹음기 ICD-460PC").pack_count == 1  # a code written with a hyphen, not 460 pieces
+    assert read_title("소니 녹음기 ICD-460PC 2개").pack_count == 2
+    assert "zero" in read_title("카스 0.0 논알콜 355ml").words  # a bare 0.0 is a zero-alcohol beer
+    assert "zero" not in read_title("스테인리스 자 0.0 mm 눈금").words
+    beer = ProductQuery(product_code="NB", product_name="카스 제로 355ml 24캔")
+    ruled, sure = verdict(beer, "오비맥주 카스 제로 무알콜 355ml 24캔")
+    assert not (not ruled.same_product and sure), ruled.reason  # 무알콜 is what 제로 says
+    assert not verdict(beer, "카스 제로 레몬 355ml 24캔")[0].same_product
+    pool = ProductQuery(product_code="PL", product_name="베스트웨이 프레임풀 300x200cm 정수펌프 포함")
+    ruled, sure = verdict(pool, "베스트웨이 프레임풀 300x200cm + 정수펌프 세트")
+    assert not sure, ruled.reason  # the plus adds what the product's name says it includes
+    assert not verdict(pool, "베스트웨이 프레임풀 300x200cm + 미끄럼틀 세트")[0].same_product
