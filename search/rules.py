@@ -92,6 +92,8 @@ from search.word_evidence import (
     word_found,
 )
 
+_SHORT_CODE = 4
+"""Letters and digits this long, of our code's exact shape, are another model's code (SL1K for SL1M)."""
 UNRELATED_SHARE = 0.34
 """Below this share of the product's naming words a title is about something else (sure)."""
 SOLD_BY = frozenset({"volume", "weight"})
@@ -820,7 +822,13 @@ class ExtraWords(Rule):
         extra = context.unexplained
         if not extra:
             return None
-        codes = [word for word in extra if code_shaped(word) and any(shape(word) == shape(c) for c in product.codes)]
+        # SL1K for SL1M: a word of our code's exact shape, even one too short to be read as a code on its own.
+        codes = [
+            word
+            for word in extra
+            if (code_shaped(word) or (is_code_like(word) and len(word) >= _SHORT_CODE))
+            and any(shape(word) == shape(c) for c in product.codes)
+        ]
         if codes:
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
         if context.code_exact and product.query.model_code:

@@ -32,6 +32,8 @@ MATERIALS: dict[str, frozenset[str]] = {
     "cast iron": frozenset({"무쇠", "주물"}),
     "brass": frozenset({"황동", "brass"}),
     "acrylic": frozenset({"아크릴", "acrylic"}),
+    "fabric": frozenset({"파인우븐", "finewoven", "패브릭", "fabric"}),
+    "cotton": frozenset({"순면", "코튼", "cotton"}),
 }  # fmt: skip
 MATERIAL_OF = {spelling: material for material, spellings in MATERIALS.items() for spelling in spellings}
 """A material word → the material it names."""

@@ -1422,3 +1422,11 @@ def test_a_code_is_no_count_a_zero_beer_is_non_alcoholic_and_an_included_piece_i
     ruled, sure = verdict(pool, "베스트웨이 프레임풀 300x200cm + 정수펌프 세트")
     assert not sure, ruled.reason  # the plus adds what the product's name says it includes
     assert not verdict(pool, "베스트웨이 프레임풀 300x200cm + 미끄럼틀 세트")[0].same_product
+
+
+def test_a_short_code_of_our_codes_shape_and_another_fabric_are_not_ours():
+    radio = ProductQuery(product_code="RD", product_name="모토로라 DP1M 무전기", brand="모토로라", model_code="DP1M")
+    ruled, _ = verdict(radio, "모토로라 DP1K 무전기")
+    assert not ruled.same_product, ruled.reason
+    case = ProductQuery(product_code="CS", product_name="삼성 갤럭시 S25 실리콘 케이스 블랙", brand="삼성")
+    assert not verdict(case, "삼성 갤럭시 S25 파인우븐 케이스 블랙")[0].same_product
