@@ -85,30 +85,30 @@ def _tailed(code: str, whole: str, listing: Title) -> bool:
     return _separated_after(code, whole, listing)
 
 
-def _separated_after(code: str, candidate: str, listing: Title) -> bool:
-    """The title writes a separator right after our code, before the candidate's tail (HX9044/67, NT940XGK-K51A):
-    the tail is an option code, not a sibling's letter."""
+def _after_our_code(code: str, candidate: str, listing: Title) -> str | None:
+    """What the title writes after the characters of our code, in its writing of `candidate`; None if it ends first."""
     written = listing.codes.get(candidate, "")
     seen = 0
     for position, char in enumerate(written):
         if char.isalnum():
             seen += 1
             if seen == len(code):
-                return position + 1 < len(written) and not written[position + 1].isalnum()
-    return False
+                return written[position + 1 :]
+    return None
+
+
+def _separated_after(code: str, candidate: str, listing: Title) -> bool:
+    """The title writes a separator right after our code, before the candidate's tail (HX9044/67, NT940XGK-K51A):
+    the tail is an option code, not a sibling's letter."""
+    after = _after_our_code(code, candidate, listing)
+    return bool(after) and not after[0].isalnum()
 
 
 def _glued_on(code: str, candidate: str, listing: Title) -> bool:
     """The title writes the candidate's tail glued onto our code (SM-S928NZKEKOO), not as words after it
     (GX-300N XL is GX-300N, then a size)."""
-    written = listing.codes.get(candidate, "")
-    seen = 0
-    for position, char in enumerate(written):
-        if char.isalnum():
-            seen += 1
-            if seen == len(code):
-                return written[position + 1 :].isalnum()
-    return False
+    after = _after_our_code(code, candidate, listing)
+    return after is not None and after.isalnum()
 
 
 def _continued(shorter: str, listing: Title) -> bool:
