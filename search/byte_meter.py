@@ -29,9 +29,14 @@ class ByteMeter:
         """Requests Chromium refused by URL pattern since the last take, by resource type ("font", "media", …)."""
         self.expected: dict[str, int] = {}
         """Bodies known to have arrived before Chromium reports them: a document read as served, by Content-Length."""
+        self.settled: set[str] = set()
+        """Requests finished and taken: their cost is counted, and nothing said of them later adds to it."""
 
     def expect(self, request_id: str, size: int) -> None:
-        """`request_id`'s body (`size` bytes on the wire) has arrived: charge it to this take, not a later one."""
+        """`request_id`'s body (`size` bytes on the wire) has arrived: charge it to this take, not a later one.
+        A document read late, after Chromium reported it finished and a take billed it, is billed already."""
+        if request_id in self.settled:
+            return
         self.networked.add(request_id)
         self.expected[request_id] = size
 
@@ -75,6 +80,7 @@ class ByteMeter:
             self.partial.pop(request_id, None)
             self.expected.pop(request_id, None)
             self.networked.discard(request_id)
+        self.settled |= self.finished.keys()
         self.finished.clear()
         for request_id in self.partial.keys() | self.expected.keys():
             arrived = max(self.partial.get(request_id, 0), self.expected.get(request_id, 0))

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
+from search.byte_meter import ByteMeter
 from search.crawler import Crawler
 from search.exceptions import Blocked, BrowserUnavailable, CrawlFailed
 from search.models import BotEvent, IpSession, SessionEndReason
@@ -172,6 +173,20 @@ def test_a_session_pays_for_gzipped_html_on_the_wire_and_for_the_sites_scripts_o
     responses = sum(hits.values())
     assert fake_marketplace.bytes_served <= billed < fake_marketplace.bytes_served + 1_000 * responses
     assert third.bytes >= html_on_the_wire
+
+
+def test_a_document_read_after_its_bill_was_taken_is_not_billed_again():
+    # The page's body is read as served by a task of its own; Chromium may report the request finished, and a take
+    # bill it, before that task tells the meter the body has arrived.
+    meter = ByteMeter()
+    meter.on_request({"requestId": "doc", "request": {"url": "https://www.coupang.com/np/search?q=x"}})
+    meter.on_response({"requestId": "doc", "response": {"encodedDataLength": 300}})
+    meter.on_finished({"requestId": "doc", "encodedDataLength": 20_300})
+    assert meter.take()[0] == 20_300
+
+    meter.expect("doc", 20_000)
+    meter.on_failed({"requestId": "doc"})  # the next navigation leaves it
+    assert meter.take()[0] == 0
 
 
 def test_a_list_the_page_renders_after_it_loads_is_still_read(crawler, source, fake_marketplace):
