@@ -63,8 +63,10 @@ def wait_for(predicate, timeout: float = 10.0):
 
 def chromium_processes(*, main_only: bool = False, besides=()) -> list[int]:
     """Live Chromium processes descended from this test process, read from /proc (no psutil); `main_only`
-    keeps the browsers' main processes (no --type= switch), `besides` leaves out other crawlers' ones."""
+    keeps the browsers' main processes (no --type= switch), `besides` leaves out other crawlers' ones, with the
+    children their browsers start later (a spare renderer, a restarted utility process)."""
     live = {pid: process for pid, process in process_table().items() if process.state != "Z"}
+    besides = set(besides).union(*(descendants(pid, live) for pid in besides if pid in live))
     found = []
     for pid in descendants(os.getpid(), live):
         try:
@@ -78,6 +80,20 @@ def chromium_processes(*, main_only: bool = False, besides=()) -> list[int]:
             continue
         found.append(pid)
     return found
+
+
+def left_running(pids: list[int]) -> list[str]:
+    """What each process still running is (its pid, its parent and its --type), for a failure's message."""
+    table = process_table()
+    described = []
+    for pid in pids:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
+        except OSError:
+            continue
+        kind = next((arg.decode() for arg in argv if arg.startswith(b"--type=")), "browser")
+        described.append(f"{pid} (parent {table[pid].parent if pid in table else '?'}): {kind}")
+    return described
 
 
 @pytest.fixture(autouse=True)
@@ -462,7 +478,9 @@ def test_the_browser_is_recycled_after_its_pages_without_leaking_chromium_proces
         assert crawler.counters["browsers_closed"] == 1
         assert [row.end_reason for row in sessions()] == [SessionEndReason.RECYCLED, None]
 
-    assert wait_for(lambda: chromium_processes(besides=others) == [], timeout=CHROMIUM_EXIT_SECONDS)
+    assert wait_for(lambda: chromium_processes(besides=others) == [], timeout=CHROMIUM_EXIT_SECONDS), left_running(
+        chromium_processes(besides=others)
+    )
     assert sessions()[-1].end_reason == SessionEndReason.SHUTDOWN
 
 
@@ -564,4 +582,6 @@ def test_fetches_from_several_threads_run_at_once_and_close_ends_their_sessions_
     crawler.close()
 
     assert {row.end_reason for row in sessions()} == {SessionEndReason.SHUTDOWN}
-    assert wait_for(lambda: chromium_processes(besides=others) == [], timeout=CHROMIUM_EXIT_SECONDS)
+    assert wait_for(lambda: chromium_processes(besides=others) == [], timeout=CHROMIUM_EXIT_SECONDS), left_running(
+        chromium_processes(besides=others)
+    )
