@@ -47,11 +47,9 @@ from search.vocabulary import (
     KIT_WORDS,
     MATERIAL_OF,
     MEASURE_UNITS,
-    MODIFIED_WORDS,
     NOT_WEIGHTS,
     ONE_SIDED_VARIANTS,
     OPPOSITES,
-    ORIGINS,
     SCALE_SIZES,
 )
 from search.word_evidence import (
@@ -92,6 +90,8 @@ from search.word_evidence import (
     word_found,
 )
 
+_CAN_BE_LEFT_OUT = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
+"""Words a genuine title may leave out of the product's name: kind words, harmless marks, default lines."""
 _SHORT_CODE = 4
 """Letters and digits this long, of our code's exact shape, are another model's code (SL1K for SL1M)."""
 UNRELATED_SHARE = 0.34
@@ -168,6 +168,8 @@ class Product:
     lines no word list can hold, so a naming word the product lacks is a Doubt, not a Caution."""
     written: frozenset[str] = frozenset()
     """The product name's words as the shop wrote them, compacted (3m, before 3M is read as three metres)."""
+    name_as_written: str = ""
+    """The whole name normalised, what it says is included too (필터펌프 포함), which its title drops."""
 
     @classmethod
     def of(cls, query: ProductQuery) -> Product:
@@ -211,6 +213,7 @@ class Product:
             kind_groups=kinds,
             sold_by_measure=bool(set(name.measures) & SOLD_BY),
             written=written,
+            name_as_written=normalise(query.product_name),
         )
 
 
@@ -264,18 +267,10 @@ class Condition(Rule):
     def check(self, context: Context) -> Finding:
         if context.listing.condition and not context.name.condition:
             return Reject(f"not a new unit ({context.listing.condition})")
-        changed = _modified(context.listing.text)
-        if changed and not _modified(context.name.text):
+        if context.listing.modified and not context.name.modified:
             # 32GB 램 업그레이드: more memory fitted by the shop, or an upgraded version of the line.
-            return Doubt(f"a unit changed from how its maker sells it ({changed})")
+            return Doubt(f"a unit changed from how its maker sells it ({context.listing.modified})")
         return None
-
-
-def _modified(text: str) -> str | None:
-    for word in MODIFIED_WORDS:
-        if (word in text) if not word.isascii() else re.search(rf"(?<![a-z]){word}(?![a-z])", text):
-            return word
-    return None
 
 
 class MadeFor(Rule):
@@ -415,14 +410,6 @@ class Bundle(Rule):
         return None
 
 
-_ORIGIN = re.compile("|".join(sorted(map(re.escape, ORIGINS), key=len, reverse=True)))
-
-
-def _origins(text: str) -> set[str]:
-    """The countries a text's origin labels name, glued or not (국산콩 is Korean soybeans; 중국산 holds no 국산)."""
-    return {ORIGINS[label] for label in _ORIGIN.findall(text)}
-
-
 def _both_imported(ours: set[str], theirs: set[str]) -> bool:
     """One side says only "imported" and the other a foreign country: the same, said less exactly."""
     return ("imported" in ours and "korea" not in theirs) or ("imported" in theirs and "korea" not in ours)
@@ -431,14 +418,14 @@ def _both_imported(ours: set[str], theirs: set[str]) -> bool:
 def _names_its_pieces(word: str, context: Context) -> bool:
     """The product's name is itself a set of pieces: written with a plus (Q+SS), or saying the word comes with it
     (필터펌프 포함)."""
-    text = normalise(context.product.query.product_name)  # the name as written: its text drops what is included
+    text = context.product.name_as_written
     return "+" in text or bool(re.search(rf"{re.escape(word)}\s*(?:포함|구성)", text))
 
 
 def _our_own_piece(word: str, context: Context) -> bool:
     """A word added after a plus sign that the product's name holds, in any spelling or script."""
     name = context.name
-    written = normalise(context.product.query.product_name).split()
+    written = context.product.name_as_written.split()
     return word in written or found_or_sized(word, name, context.listing) or sounds_like_one_of(word, name.words)
 
 
@@ -692,7 +679,7 @@ class VariantAndLine(Rule):
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
             if one in ours_said and other in theirs_said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
-        ours, theirs = _origins(name.text), _origins(listing.text)
+        ours, theirs = name.origins, listing.origins
         if ours and theirs and not ours & theirs and not _both_imported(ours, theirs):
             # 중국산 양파 for 국내산 양파: another origin is another product, at another price.
             return Reject(
@@ -916,19 +903,18 @@ class Identity(Rule):
             missing = [word for word in missing if not KIND_GROUP_OF.get(word, frozenset()) & product.kind_groups]
             found = len(core) - len(missing)
             said = f"{found} of {len(core)} name words in the title"
-        can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
         ours = code_words(product)
         our_words = {compact(word) for word in name.words}
         theirs = [word for word in listing.words if code_shaped(word) and compact(word) not in our_words]
         # Only where the title names the product by a word of its own beyond its brand and kind (소니 헤드폰
         # alone may be any of Sony's headphones: the code is all that tells them apart).
-        naming = [word for word in core if word not in missing and word not in can_be_left_out and word not in ours]
+        naming = [word for word in core if word not in missing and word not in _CAN_BE_LEFT_OUT and word not in ours]
         if ours and set(missing) & ours and naming and not theirs:
             # The shop's model code left out of a title that names everything else (HP 680 잉크 for F6V27AA): sellers
             # often leave it out; another model's code would have been another model (OtherModel). Never sure.
             missing = [word for word in missing if word not in ours]
             context.findings.append(Caution(f"the title gives no model code ({product.query.model_code})"))
-        if not [word for word in core if not _may_be_left_out(word, can_be_left_out)]:
+        if not [word for word in core if not _may_be_left_out(word)]:
             # A product named by nothing but its brand, kind, size and count (제주삼다수 2L 12개, 새틴 리본끈 25mm)
             # says no line: a title that names one (그린 무라벨, 스파클링, 오간디) may be another product of the
             # brand or another kind of its kind.
@@ -942,9 +928,7 @@ class Identity(Rule):
             ]
             if named:
                 return Doubt(f"the product names only its brand and size; the title adds {' '.join(named[:3])}")
-        if missing and (
-            other_kinds or not all(_may_be_left_out(word, can_be_left_out) for word in missing) or found == 0
-        ):
+        if missing and (other_kinds or not all(_may_be_left_out(word) for word in missing) or found == 0):
             return Doubt(f"{said}, missing {' '.join(missing[:3])}")
         if missing:
             named = [word for word in context.unexplained if is_naming(word) and not word.isascii()]
@@ -965,14 +949,13 @@ def _code_but_words_left_out(context: Context) -> Finding:
     if context.product.query.model_code:
         return None
     name, listing = context.name, context.listing
-    can_be_left_out = KIND_WORDS | HARMLESS | DEFAULT_LINE_WORDS
     ours = code_words(context.product)
     missing = [
         word
         for word in name.core_words
         if word not in ours
         and not code_shaped(word)
-        and not _may_be_left_out(word, can_be_left_out)
+        and not _may_be_left_out(word)
         and not found_or_sized(word, listing, name)
     ]
     if missing:
@@ -994,10 +977,10 @@ def _unconfirmed(context: Context) -> str | None:
     return None
 
 
-def _may_be_left_out(word: str, can_be_left_out: frozenset[str]) -> bool:
-    """A word a genuine title may leave out: a kind word, a harmless mark, or a compound ending in a kind word of
-    two syllables or more (엔진오일 ends in 오일, 헤어왁스 in 왁스: the kind, said more exactly)."""
-    if word in can_be_left_out or maker_stem(word):
+def _may_be_left_out(word: str) -> bool:
+    """A word a genuine title may leave out: a kind word, a harmless mark, a default line, a maker's stem, or a
+    compound ending in a kind word (엔진오일 ends in 오일, 헤어왁스 in 왁스: the kind, said more exactly)."""
+    if word in _CAN_BE_LEFT_OUT or maker_stem(word):
         # 동아제약 left out of 박카스F 120ml: the maker, whose line the title names.
         return True
     return bool(kind_groups_of(word))

@@ -45,12 +45,14 @@ from search.vocabulary import (
     LOOKALIKE_WORDS,
     MADE_FOR_WORDS,
     MEASURE_UNITS,
+    MODIFIED_WORDS,
     MONTHLY_FEE,
     NOT_ACCESSORY,
     NOT_COMPATIBLE,
     NOT_CONDITION,
     NOT_GIFT_ENDINGS,
     NOT_WEIGHTS,
+    ORIGINS,
     PACK_COUNTERS,
     PACK_WORDS,
     PHRASE_SPELLINGS,
@@ -266,6 +268,10 @@ class Title:
     variants: set[str] = field(default_factory=set)
     lines: set[str] = field(default_factory=set)
     condition: str | None = None
+    modified: str | None = None
+    """A word saying the shop changed the unit (업그레이드, 증설), if the title has one."""
+    origins: frozenset[str] = frozenset()
+    """The countries the title's origin labels name (국내산 → korea, 중국산 → china)."""
     accessory_kinds: dict[str, str] = field(default_factory=dict)
     """Accessory kind → the word that showed it."""
     compatible: str | None = None
@@ -475,6 +481,8 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines={LINE_SPELLINGS.get(word, word) for word in _LINE_WORDS & word_set},
         condition=condition,
+        modified=_modified(text),
+        origins=frozenset(ORIGINS[label] for label in _ORIGIN.findall(text)),
         accessory_kinds=_accessory_kinds(text, brand_words | brand_group_words),
         compatible=compatible,
         made_for=made_for,
@@ -622,6 +630,19 @@ def _condition(text: str) -> str | None:
     if re.search(r"(?<![a-z])open\s*box(?![a-z])", cleaned):
         return "open box"
     return None
+
+
+_ORIGIN = re.compile("|".join(sorted(map(re.escape, ORIGINS), key=len, reverse=True)))
+"""Origin labels, longest first, read glued or not (국산콩 is Korean soybeans; 중국산 holds no 국산)."""
+_MODIFIED = [
+    (word, re.compile(re.escape(word) if not word.isascii() else rf"(?<![a-z]){re.escape(word)}(?![a-z])"))
+    for word in MODIFIED_WORDS
+]
+"""Each word saying the shop changed the unit: Hangul anywhere in a word, Latin only whole."""
+
+
+def _modified(text: str) -> str | None:
+    return next((word for word, pattern in _MODIFIED if pattern.search(text)), None)
 
 
 def _pack_count(text: str) -> tuple[int, str]:
