@@ -24,6 +24,11 @@ if _created:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="lps-prometheus-")
 MULTIPROC_DIR = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 
+# gunicorn's control socket defaults to one path per user ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl), so a
+# second LPS (or any gunicorn) on the machine would take over this one's. LPS never drives gunicorn through it
+# (the supervisor signals the master), so there is none.
+control_socket_disable = True
+
 worker_class = "lps_site.web_worker.DeadlineThreadWorker"
 # Threads per worker process: each one a request at a time and a database connection of its own. A client that
 # stalls holds one for at most the deadline below, and a worker with none free leaves new connections to another.
