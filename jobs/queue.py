@@ -491,6 +491,54 @@ def complete_and_claim(
     """Finish `worker_id`'s attempts and lease up to `limit` due jobs of `job_types`, in one statement.
 
     Returns one Transition per finished attempt (in order) and the jobs now leased.
+
+    COMPLETE_AND_CLAIM_SQL is built from the pieces it shares with CLAIM_SQL and COMPLETE_SQL. Whole, it reads as
+    below (1 is PENDING, 2 RUNNING, 3 DONE; tests/jobs/test_queue.py checks that this text is what runs). The
+    finished rows come back as (true, job_id, NULLs…); the claimed ones as (false, …). The NULL columns are
+    typed so that the two halves of the UNION ALL agree::
+
+        WITH done AS (
+            UPDATE job
+            SET status = 3, result = finished.result, lease_until = NULL, updated_at = now()
+            FROM unnest(%(job_ids)s::uuid[], %(attempts)s::smallint[], %(results)s::jsonb[])
+                 AS finished(job_id, attempt, result)
+            WHERE job.job_id = finished.job_id
+              AND job.job_id = ANY(%(job_ids)s::uuid[])
+              AND job.status = 2
+              AND job.worker_id = %(worker_id)s
+              AND job.attempts = finished.attempt
+            RETURNING job.job_id
+        ),
+        next_jobs AS (
+            SELECT job_id
+            FROM job
+            WHERE status = 1
+              AND run_after <= now()
+              AND (%(job_types)s::smallint[] IS NULL OR job_type = ANY(%(job_types)s::smallint[]))
+            ORDER BY priority, created_at
+            LIMIT %(limit)s
+            FOR UPDATE SKIP LOCKED
+        ),
+        claimed AS (
+            UPDATE job
+            SET status = 2,
+                worker_id = %(worker_id)s,
+                lease_until = now() + make_interval(secs => %(lease_seconds)s),
+                run_started_at = now(),
+                attempts = job.attempts + 1,
+                updated_at = now()
+            FROM next_jobs
+            WHERE job.job_id = next_jobs.job_id
+            RETURNING job.job_id, job.job_type, job.priority, job.payload, job.dedupe_key, job.attempts,
+                      job.max_attempts, extract(epoch FROM job.lease_until)::float8 AS lease_until,
+                      extract(epoch FROM job.created_at)::float8 AS created_at
+        )
+        SELECT true AS finished, job_id, NULL::smallint, NULL::smallint, NULL::jsonb, NULL::varchar, NULL::smallint,
+               NULL::smallint, NULL::float8, NULL::float8
+        FROM done
+        UNION ALL
+        SELECT false, job_id, job_type, priority, payload, dedupe_key, attempts, max_attempts, lease_until, created_at
+        FROM claimed
     """
     if any(job.worker_id != worker_id for job, _ in finished):
         raise ValueError("complete_and_claim takes the jobs of one worker")

@@ -21,7 +21,7 @@ from jobs.models import Job
 from tests.addresses import database_url, free_port
 from tests.processes import wait_for_healthz
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
 BODY = json.dumps({"products": [{"product_code": "CH-1", "product_name": "삼다수 2L 6개"}]}).encode()

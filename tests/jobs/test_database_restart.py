@@ -21,6 +21,8 @@ from tests.jobs.conftest import PROJECT_DIR, wait_until
 from tests.jobs.private_postgres import PrivatePostgres, running_private_postgres
 from tests.jobs.scripted import read_records, starts_by_job
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def private_postgres() -> Iterator[PrivatePostgres]:

@@ -508,3 +508,8 @@ def test_ping_answers_while_the_database_is_up():
 def test_the_claim_statement_written_out_in_claims_docstring_is_the_one_that_runs():
     documented = queue.claim.__doc__.split("::", 1)[1]
     assert documented.split() == queue.CLAIM_SQL.split()
+
+
+def test_the_complete_and_claim_statement_written_out_in_its_docstring_is_the_one_that_runs():
+    documented = queue.complete_and_claim.__doc__.split("::", 1)[1]
+    assert documented.split() == queue.COMPLETE_AND_CLAIM_SQL.split()

@@ -129,6 +129,7 @@ def _manage(*args: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_runreaper_stops_cleanly_on_sigterm():
     reaper = _manage("runreaper", "--interval", "60")
     with reaper.stdout:
@@ -146,6 +147,7 @@ def test_runreaper_stops_cleanly_on_sigterm():
     assert "reaper: stopped" in output
 
 
+@pytest.mark.slow
 def test_runworker_burst_exits_0_when_nothing_is_claimable():
     queue.enqueue(queue.NewJob(JobType.OUTBOX, {}, delay_seconds=3600))
     worker = _manage("runworker", "--burst", "--search-concurrency", "1", "--outbox-concurrency", "1")

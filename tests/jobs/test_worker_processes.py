@@ -14,7 +14,7 @@ from lps_site.job_types import JobType
 from tests.jobs.conftest import wait_until
 from tests.jobs.scripted import read_records, starts_by_job
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def enqueue_many(count: int, payload: dict) -> list:

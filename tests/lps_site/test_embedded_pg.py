@@ -34,6 +34,8 @@ IN_A_BLOCK = """
 import sys
 from lps_site import embedded_pg
 
+pytestmark = pytest.mark.slow
+
 with embedded_pg.running() as url:
     print(url, flush=True)
     sys.stdin.readline()

@@ -27,7 +27,7 @@ from lps_site.job_types import JobType
 from tests.addresses import database_url, free_port
 from tests.jobs.conftest import wait_until
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 PROJECT_DIR = Path(django_settings.BASE_DIR)
 DYSON = "다이슨 V15 디텍트 무선청소기 SV47"

@@ -27,7 +27,7 @@ from lps_site import web_worker
 from tests.addresses import database_url, free_port
 from tests.processes import wait_for_healthz
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD_SECONDS = 3.0

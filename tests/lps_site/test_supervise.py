@@ -16,6 +16,8 @@ from lps_site import settings
 from lps_site.supervise import how_it_ended, read_procfile, restart_delay
 from tests.processes import alive, descendants, process_table, wait_until
 
+pytestmark = pytest.mark.slow
+
 PROCFILE = """\
 release: echo the release step is not the supervisor's
 web: sleep 600

@@ -16,6 +16,8 @@ from django.db import connection
 from negative_cache.models import NegativeCacheEntry
 from search.models import PriceSnapshot, Product
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "다이슨 V15 디텍트 무선청소기 SV47"
 LISTINGS = [

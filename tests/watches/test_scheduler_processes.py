@@ -15,7 +15,7 @@ from tests.jobs.conftest import wait_until
 from tests.watches.helpers import finish, make_due, make_watches, scheduler_process, start_schedulers
 from watches.models import Watch
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def watch_ids_of_search_jobs() -> Counter:
