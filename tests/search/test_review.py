@@ -124,3 +124,22 @@ def test_a_not_found_with_a_doubted_listing_is_not_remembered_for_every_shop_but
     # The doubted product is searched again by the next shop, not answered from a cache.
     again = run({"product_code": "WH-5b", "product_name": HEADPHONES, "model_code": "WH-1000XM5"})
     assert (again["cached"], again["review"][0]["product_id"]) == (False, "8001")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
+def test_with_a_model_a_cheaper_listing_it_turned_down_on_a_guess_is_in_review(worker_browser, fake_openai, settings):
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = fake_openai.base_url + "/v1"
+    worker_browser.set_results(HEADPHONES, [SURE, UNSURE, CASE])
+    # The rules settle the coded listing and the case; only the uncertain one goes to the model.
+    fake_openai.queue_response(
+        {"verdicts": [{"index": 0, "same_product": False, "confidence": 0.55, "reason": "no model code"}]}
+    )
+
+    result = run({"product_code": "WH-5", "product_name": HEADPHONES, "model_code": "WH-1000XM5"})
+
+    assert (result["outcome"], result["lowest"]["price"]) == ("found", 429_000)
+    assert [(item["product_id"], item["reason"]) for item in result["review"]] == [
+        ("8001", "the model turned it down with low confidence (0.55): no model code")
+    ]
