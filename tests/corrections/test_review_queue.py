@@ -102,6 +102,22 @@ def test_a_reject_from_the_queue_closes_the_item_and_keeps_the_answer(admin_clie
     assert awaiting_review() == 0
 
 
+def test_a_confirm_that_lowers_the_answer_closes_the_items_no_longer_cheaper_than_it(admin_client, marketplace):
+    dearer_unsure = {"title": "소니 노이즈캔슬링 블루투스 헤드폰 실버", "price": 399_000, "product_id": "8004"}
+    marketplace.set_results(HEADPHONES, [SURE, UNSURE, dearer_unsure, CASE])
+    job_id = searched(keys.issue_key("shop").client.pk)
+    cheaper, dearer = ReviewItem.objects.order_by("price")
+    assert (cheaper.price, dearer.price) == (389_000, 399_000)
+
+    settle(admin_client, cheaper, "true")
+
+    result = Job.objects.get(job_id=job_id).result
+    assert (result["lowest"]["price"], "review" in result) == (389_000, False)
+    dearer.refresh_from_db()
+    assert (dearer.closed_at is not None, dearer.closed_by) == (True, None)
+    assert "closed: the answer changed" in admin_client.get(reverse(QUEUE), {"state": "closed"}).content.decode()
+
+
 def test_a_shop_settles_its_own_item_through_the_corrections_api(client, marketplace):
     shop = keys.issue_key("shop")
     job_id = searched(shop.client.pk)
