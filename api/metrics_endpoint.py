@@ -22,11 +22,13 @@ from prometheus_client.core import Metric
 from api import auth
 from api.envelope import error_response
 from api.exceptions import ApiError, Unauthorized
+from corrections.metrics import ReviewCollector
 from jobs.metrics import QueueCollector
 from watches.metrics import WatchCollector
 
 _queue = QueueCollector()
 _watches = WatchCollector()
+_review = ReviewCollector()
 
 
 class _ThisProcess:
@@ -36,6 +38,7 @@ class _ThisProcess:
         yield from REGISTRY.collect()
         yield from _queue.collect()
         yield from _watches.collect()
+        yield from _review.collect()
 
 
 def _registry():
@@ -44,6 +47,7 @@ def _registry():
         multiprocess.MultiProcessCollector(registry)
         registry.register(_queue)
         registry.register(_watches)
+        registry.register(_review)
         return registry
     return _ThisProcess()
 

@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 
+from search import review  # noqa: E402
 from search.judge import judge_by_rules, judge_listings  # noqa: E402
 from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
@@ -192,6 +193,48 @@ def report(runs: list[PageRun], *, label: str, errors: bool, brief: bool = False
             print(f"    {name}: {listing.title!r} {listing.price:,} same={listing.same} → {reason}")
 
 
+def review_figure(runs: list[PageRun], *, label: str) -> None:
+    """Rules with `review` (search/review.py, the function the pipeline uses, at its default threshold and length):
+    a silent-wrong page answers wrong and its right listing (a genuine one at the expected price; for a page with
+    nothing genuine, the reported listing itself) is not among its review items, so nothing tells the shop."""
+    by_set: dict[str, list[tuple[PageRun, int, bool]]] = defaultdict(list)
+    for run in runs:
+        candidates = run.page.candidates
+        judged = [
+            {
+                "index": verdict.index,
+                "price": candidates[verdict.index].price,
+                "title": candidates[verdict.index].title,
+                "url": str(verdict.index),
+                "same_product": verdict.same_product,
+                "confidence": verdict.confidence,
+                "reason": verdict.reason,
+                "source": verdict.source,
+                "uncertain": verdict.uncertain,
+            }
+            for verdict in run.judgement.verdicts
+        ]
+        shown = {int(item["url"]) for item in review.items(judged, run.reported)}
+        if run.page.expected_price is None:
+            settling = {index for index, listing in enumerate(candidates) if listing.title == run.reported_title}
+        else:
+            settling = {i for i, c in enumerate(candidates) if c.same and c.price == run.page.expected_price}
+        silent = not run.right and not shown & settling
+        folder = run.page.path.parent.name
+        by_set[folder if written_blind(folder) else "(the rest)"].append((run, len(shown), silent))
+    print()
+    print(f"== {label}: rules with review (review items at most {review.LIMIT} a page, model verdicts below")
+    print(f"   {review.LOW_CONFIDENCE} confidence; silent wrong = a wrong answer whose right listing is not in review)")
+    print("by set             pages  wrong  silent-wrong  review/page  trap-price")
+    every = [entry for entries in by_set.values() for entry in entries]
+    for folder, entries in [*sorted(by_set.items()), ("all", every)]:
+        pages, silent = len(entries), sum(entry[2] for entry in entries)
+        wrong = sum(not entry[0].right for entry in entries)
+        traps = sum(entry[0].trap_price for entry in entries)
+        mean = sum(entry[1] for entry in entries) / pages if pages else 0.0
+        print(f"    {folder:<20} {pages:>3} {wrong:>6} {silent:>6} = {_pct(silent, pages):>7} {mean:>8.2f} {traps:>8}")
+
+
 def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %" if whole else "n/a"
 
@@ -339,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         f" {1000 * elapsed[len(elapsed) // 2]:.1f} ms, slowest {1000 * elapsed[-1]:.1f} ms"
         f" ({1000 * sum(elapsed) / candidates:.2f} ms per candidate; judge_listings without an LLM)"
     )
+    review_figure(runs, label="rules judge")
     cascade_bounds(pages)
     if args.llm:
         llm_comparison(pages, errors=args.errors, real=args.real_llm)

@@ -18,6 +18,7 @@ from django.utils.html import format_html
 
 from console.job_report import bot_events_during, job_report
 from corrections import corpus_page
+from corrections.models import ReviewItem
 from jobs.admin import CHANGED_FILTER, CREATED_FILTER, JobAdmin, JobTypeFilter, OwnerFilter
 from jobs.models import Job, JobStatus
 from lps_site.admin_formatting import short_duration, usd, won
@@ -164,6 +165,8 @@ class SearchJobAdmin(JobAdmin):
             "can_correct": job.status == JobStatus.DONE and request.user.has_perm("corrections.add_correction"),
             "correct_buttons": [("true", "this product"), ("false", "not this product")],
             "corrected_answers": (job.result or {}).get("corrections") if isinstance(job.result, dict) else None,
+            # The listings the search left to settle (corrections/review_queue.py), open ones first.
+            "review_items": ReviewItem.objects.using(alias).filter(job_id=job.job_id).order_by("-closed_at", "price"),
         }
 
 

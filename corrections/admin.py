@@ -135,3 +135,7 @@ class PriceReportAdmin(_ClientColumn, admin.ModelAdmin):
     def resolve(self, request, queryset):
         count = reports.resolve(queryset)
         self.message_user(request, f"{count} report(s) resolved.", messages.SUCCESS)
+
+
+# The review queue's admin, registered on import (it shares ClientFilter above).
+from corrections import review_admin  # noqa: E402, F401

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from corrections import metrics
+from corrections import metrics, review_queue
 from corrections.exceptions import CorrectionNotFound, JobNotCorrectable, ListingNotJudged
 from corrections.lookup import identity_of, overrides_for
 from corrections.models import Author, Correction, Scope
@@ -107,6 +107,7 @@ def correct(
             # A listing of the product exists: a not_found remembered for it would hide it from the next search.
             cache.forget(identity_of(product))
         previous, current = _reanswer(job, product, row)
+        review_queue.close_settled(row, job.job_id, job.result)
     metrics.record_correction(row, changed=previous != current)
     logger.info(
         "correction %d (%s, %s): %s %s %s for job %s%s",

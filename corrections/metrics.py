@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from django.db import DatabaseError
 from prometheus_client import Counter
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 CORRECTIONS = Counter(
     "lps_corrections",
@@ -29,3 +34,18 @@ def record_correction(row, *, changed: bool) -> None:
 
 def record_report(made_by: str) -> None:
     PRICE_REPORTS.labels(str(made_by)).inc()
+
+
+class ReviewCollector(Collector):
+    """Jobs awaiting review, read from the database at each web scrape (corrections/review_queue.py)."""
+
+    def collect(self) -> Iterator:
+        from corrections import review_queue
+
+        try:
+            waiting = review_queue.open_items().order_by().values("job_id").distinct().count()
+        except DatabaseError:
+            return
+        yield GaugeMetricFamily(
+            "lps_jobs_awaiting_review", "Finished searches with review items no correction has settled.", value=waiting
+        )

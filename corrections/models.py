@@ -98,3 +98,47 @@ class PriceReport(models.Model):
 
     def __str__(self) -> str:
         return f"report on {self.product_code or self.job_id}"
+
+
+class ReviewItem(models.Model):
+    """A listing a finished search left for a person to settle (its result's `review`), open until a correction
+    names it or a re-answer leaves it out; the operators' review queue is the open ones, oldest first."""
+
+    job_id = models.UUIDField()
+    client_id = models.BigIntegerField(null=True, blank=True)
+    """The job's owner, a bare client id as jobs/ stores owners."""
+    product_code = models.CharField(max_length=200, blank=True, default="")
+    product_name = models.CharField(max_length=500, blank=True, default="")
+    identity = models.CharField(max_length=400, blank=True, default="")
+    """The product identity (corrections.lookup.identity_of): what an operator's global correction closes."""
+    marketplace = models.CharField(max_length=40)
+    product_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=1000, blank=True, default="")
+    price = models.IntegerField()
+    url = models.CharField(max_length=2000, blank=True, default="")
+    reason = models.CharField(max_length=1000, blank=True, default="")
+    created_at = models.DateTimeField(db_default=Now())
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(Correction, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    """The correction that named the listing (none when a re-answer of its job left the item out)."""
+
+    class Meta:
+        db_table = "review_item"
+        constraints = [
+            models.UniqueConstraint(fields=["job_id", "marketplace", "product_id"], name="review_item_job_listing_uq")
+        ]
+        indexes = [
+            # The queue: open items, oldest first, for everyone or one client.
+            models.Index(fields=["created_at"], name="review_item_open_idx", condition=Q(closed_at__isnull=True)),
+            models.Index(
+                fields=["client_id", "created_at"],
+                name="review_item_open_client_idx",
+                condition=Q(closed_at__isnull=True),
+            ),
+            # Closing: the items of one client's product, or of one product identity, naming a listing.
+            models.Index(fields=["client_id", "product_code", "product_id"], name="review_item_product_idx"),
+            models.Index(fields=["identity", "product_id"], name="review_item_identity_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.marketplace} {self.product_id} for {self.product_code or self.job_id}"

@@ -233,6 +233,9 @@ OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="") or None
 LPS_JUDGE_MODEL = env.str("LPS_JUDGE_MODEL", default="gpt-4o-mini")
 LPS_KEYWORD_MODEL = env.str("LPS_KEYWORD_MODEL", default="gpt-4o-mini")
+# A model's verdict below this confidence goes into the result's `review` (search/review.py), and so many items at most.
+LPS_REVIEW_LOW_CONFIDENCE = env.float("LPS_REVIEW_LOW_CONFIDENCE", default=0.7)
+LPS_REVIEW_ITEMS = env.int("LPS_REVIEW_ITEMS", default=5)
 LPS_AI_INPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_INPUT_USD_PER_1M_TOKENS", default=0.15)
 LPS_AI_OUTPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_OUTPUT_USD_PER_1M_TOKENS", default=0.60)
 LPS_OPENAI_TIMEOUT_SECONDS = env.float("LPS_OPENAI_TIMEOUT_SECONDS", default=30.0)

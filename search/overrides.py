@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from search import review
 from search.exceptions import LlmBadResponse
 from search.listings import Judgement, Listing, ProductQuery, Verdict
 
@@ -195,6 +196,10 @@ def rejudge(result: Mapping, by_listing: Mapping[ListingKey, Override]) -> dict:
         {**_shown(verdict), "confidence": verdict.get("confidence"), "reason": verdict.get("reason", "")}
         for verdict in matches[:MATCHES_SHOWN]
     ]
+    # What is left to settle, against the new answer (the corrected listings are settled now).
+    recomputed.pop("review", None)
+    if doubted := review.of_result(recomputed):
+        recomputed["review"] = doubted
     if isinstance(result.get("by_marketplace"), Mapping):
         # Each marketplace's own answer, recomputed the same way from its own listings.
         by_marketplace = {}

@@ -22,7 +22,7 @@ from django.conf import settings
 
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
-from search import overrides
+from search import overrides, review
 from search.exceptions import LlmBadResponse, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
@@ -244,8 +244,10 @@ def search_product(
             "; ".join(f"{m.marketplace.name}: {m.skip.reason}" for m in skipped),
             retry_in_seconds=min(waits) if waits else None,
         )
-    # A not_found that one client's own correction made is that client's, never every shop's.
-    if not found and not skipped and not corrections.used_private:
+    doubted = review.of_rounds(rounds, found[0][0].price if found else None)
+    # A not_found that one client's own correction made is that client's, never every shop's; one that left a
+    # listing unsettled (its review items) is nobody's to share.
+    if not found and not skipped and not corrections.used_private and not doubted:
         cache.remember(
             _scoped_key(base_key, searched),
             ttl=cache_ttl,
@@ -260,6 +262,7 @@ def search_product(
         started=started,
         ai_cost=ai_cost,
         markets=markets if named else None,
+        review=doubted,
     )
 
 
@@ -427,6 +430,7 @@ def _result(
     started: float,
     ai_cost: AiCost,
     markets: Sequence[_Market] | None = None,
+    review: Sequence[dict] = (),
 ) -> dict:
     ai_usd = round(ai_cost(spent.usage), COST_DIGITS)
     proxy_usd = round(spent.bytes / 1e9 * settings.LPS_PROXY_USD_PER_GB, COST_DIGITS)
@@ -436,6 +440,8 @@ def _result(
         result["lowest"] = _listing_json(matches[0][0], named=named)
     if markets is not None:
         result["by_marketplace"] = {market.marketplace.name: _market_json(market, cached) for market in markets}
+    if review:
+        result["review"] = list(review)
     result["matches"] = [
         {**_listing_json(listing, named=named), "confidence": round(float(confidence), 3), "reason": reason}
         for listing, confidence, reason in matches[:MATCHES_SHOWN]

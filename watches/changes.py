@@ -101,6 +101,9 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         body["current"] = _public(current)
         if percent is not None:
             body["change_percent"] = percent
+        if result.get("review"):
+            # Listings the answer left for a person to settle (the result's `review`): the price may yet move.
+            body["open_review_items"] = len(result["review"])
         events.append(WatchEvent(watch=watch, seq=watch.event_seq, kind=kind, job_id=job_id, body=body, state=state))
     if events:
         WatchEvent.objects.bulk_create(events)

@@ -89,6 +89,21 @@ def test_a_watch_without_a_callback_keeps_its_events_with_nothing_to_send(shop):
     assert not Job.objects.filter(job_type=JobType.WATCH_EVENT).exists()
 
 
+@pytest.mark.django_db
+def test_an_event_says_how_many_review_items_its_answer_left_open(shop):
+    watch = a_watch(shop)
+    record(watch.pk, FOUND_100)
+    item = {"marketplace": "coupang", "product_id": "7", "title": "t", "price": 80_000, "url": "https://m/7",
+            "reason": "the rules could not decide: 2 words"}  # fmt: skip
+    doubted = {**found(90_000), "review": [item]}
+
+    (event,) = record(watch.pk, doubted)
+    (plain,) = record(watch.pk, found(80_000))
+
+    assert (event.kind, event.body["open_review_items"]) == ("price_down", 1)
+    assert "open_review_items" not in plain.body
+
+
 def release_backoff() -> None:
     """The backoff of the failed delivery is over (time passes)."""
     with connection.cursor() as cursor:

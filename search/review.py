@@ -1,0 +1,88 @@
+"""What a search leaves for a person to settle (SPEC §4 step 3): the result's `review`, one pure function.
+
+A wrong price is worse than none, so without a model the rules count a listing they are unsure of as no match;
+but a shop that prices from the answer must see that listing when it could change the answer. `items` lists,
+from a search's judged listings (its rounds' verdicts, as the result stores them):
+
+- a listing nothing settled (the rules were unsure and no model was asked) that is cheaper than the reported
+  lowest, or any such listing when the answer is not_found, with the reason the rules doubted it;
+- a listing the model turned down with a confidence below `low_confidence` on the same terms (cheaper than the
+  lowest, or any on a not_found), and one the model accepted below it that is the reported lowest itself (a
+  dearer accepted one cannot change the answer).
+
+A listing a correction settled (source "correction") is never an item: a person has said. The items are the
+`limit` cheapest, cheapest first (the cheapest doubted listing is the one that would move the answer most); a
+listing judged in several rounds is listed once. `bench/judge_eval.py` scores the same function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+LOW_CONFIDENCE = 0.7
+"""The default of LPS_REVIEW_LOW_CONFIDENCE: a model's verdict below it is a guess a person should see."""
+LIMIT = 5
+"""The default of LPS_REVIEW_ITEMS: the most items one result lists."""
+ITEM_KEYS = ("marketplace", "product_id", "title", "price", "url")
+
+
+def items(
+    verdicts: Iterable[Mapping],
+    lowest_price: int | None,
+    *,
+    low_confidence: float = LOW_CONFIDENCE,
+    limit: int = LIMIT,
+) -> list[dict]:
+    """The review items of a search whose judged listings are `verdicts` and whose answer is `lowest_price`
+    (None: not_found): [{"marketplace", "product_id"?, "title", "price", "url", "reason"}], cheapest first."""
+    found: dict[tuple, dict] = {}
+    for verdict in verdicts:
+        price = verdict.get("price")
+        if not isinstance(price, int) or verdict.get("source") == "correction":
+            continue
+        reason = _doubt(verdict, price, lowest_price, low_confidence)
+        if reason is None:
+            continue
+        item = {key: verdict[key] for key in ITEM_KEYS if verdict.get(key) not in (None, "")}
+        item.setdefault("marketplace", "coupang")
+        item["reason"] = reason
+        key = (item["marketplace"], item.get("product_id") or item.get("url") or item.get("title"))
+        found.setdefault(key, item)
+    return sorted(found.values(), key=lambda item: item["price"])[: max(limit, 0)]
+
+
+def of_rounds(rounds: Iterable[Mapping], lowest_price: int | None) -> list[dict]:
+    """`items` of a search's rounds (as a result stores them) at the configured threshold and length (at least
+    one item, so that a not_found anything doubted is always known as one)."""
+    from django.conf import settings
+
+    return items(
+        (verdict for round_ in rounds for verdict in round_.get("verdicts") or []),
+        lowest_price,
+        low_confidence=settings.LPS_REVIEW_LOW_CONFIDENCE,
+        limit=max(1, settings.LPS_REVIEW_ITEMS),
+    )
+
+
+def of_result(result: Mapping) -> list[dict]:
+    """`of_rounds` of a SEARCH result (§8) against its `lowest`."""
+    lowest = result.get("lowest")
+    return of_rounds(result.get("rounds") or [], lowest.get("price") if isinstance(lowest, Mapping) else None)
+
+
+def _doubt(verdict: Mapping, price: int, lowest_price: int | None, low_confidence: float) -> str | None:
+    """Why a person should look at this listing, or None when it cannot change the answer or was settled."""
+    cheaper = lowest_price is None or price < lowest_price
+    reason = str(verdict.get("reason") or "")
+    if verdict.get("source") == "llm":
+        confidence = float(verdict.get("confidence") or 0.0)
+        if confidence >= low_confidence:
+            return None
+        accepted = bool(verdict.get("same_product"))
+        if (price == lowest_price) if accepted else cheaper:
+            said = "accepted it" if accepted else "turned it down"
+            return f"the model {said} with low confidence ({confidence:.2f}): {reason}"
+        return None
+    if verdict.get("uncertain") and cheaper:
+        return f"the rules could not decide: {reason.removeprefix('uncertain: ')}"
+    return None
