@@ -1,5 +1,6 @@
 """API clients in the admin: create one (its key and webhook secret are shown once, on the page that answers
-the create), revoke keys. The key's hash and the webhook secret are never shown afterwards."""
+the create), revoke keys, rotate webhook secrets (the new ones shown once, on the page that answers the action).
+The key's hash and the webhook secret are never shown afterwards."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class ApiClientAdmin(BigTableAdmin):
     list_filter = ["is_active", "is_operator"]
     search_fields = ["name"]
     ordering = ["name"]
-    actions = ["revoke_selected"]
+    actions = ["revoke_selected", "rotate_webhook_secrets"]
 
     def get_fields(self, request, obj=None):
         return ["name", "is_operator"] if obj is None else SHOWN_FIELDS
@@ -104,3 +105,20 @@ class ApiClientAdmin(BigTableAdmin):
         self.message_user(
             request, format_html("Revoked {} key{}: {}", len(revoked), "" if len(revoked) == 1 else "s", names)
         )
+
+    @admin.action(description="Give the selected clients new webhook secrets (shown once)", permissions=["revoke"])
+    def rotate_webhook_secrets(self, request, queryset):
+        active = list(queryset.filter(is_active=True).order_by("name"))
+        if not active:
+            self.message_user(request, "The selected clients are revoked: they get no webhooks.", messages.WARNING)
+            return None
+        rotated = [(client, keys.rotate_webhook_secret(client)) for client in active]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "New webhook secrets",
+            "opts": self.opts,
+            "rotated": rotated,
+        }
+        response = TemplateResponse(request, "admin/api/apiclient/secrets_rotated.html", context)
+        add_never_cache_headers(response)
+        return response

@@ -64,6 +64,15 @@ def issue_key(name: str, *, operator: bool = False) -> IssuedKey:
     return IssuedKey(client=client, api_key=api_key, webhook_secret=webhook_secret)
 
 
+def rotate_webhook_secret(client: ApiClient) -> str:
+    """Give `client` a new webhook secret and return it (shown once): every webhook signed from now on, retries of
+    earlier ones included, is signed with it. The old secret stops working at once; the key is unchanged."""
+    secret = secrets.token_urlsafe(32)
+    ApiClient.objects.filter(pk=client.pk).update(webhook_secret=secret)
+    client.webhook_secret = secret
+    return secret
+
+
 def revoke(client: ApiClient) -> None:
     """Turn the client's key off for good; requests with it get 401 from now on."""
     ApiClient.objects.filter(pk=client.pk).update(is_active=False)

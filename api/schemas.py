@@ -85,6 +85,50 @@ class SearchAcceptedOut(Schema):
     jobs: list[SearchJobOut]
 
 
+class PriceCheckOut(Schema):
+    your_price: int = Field(..., description="The price the shop sent with the product, in won.")
+    lowest_price: int = Field(..., description="The result's lowest price, in won.")
+    gap_won: int = Field(..., description="your_price − lowest_price: positive when the shop is dearer.")
+    gap_percent: float | Omitted = Field(None, description="gap_won in percent of lowest_price, one decimal.")
+
+
+class CachedNotFoundOut(Schema):
+    remembered_at: str = Field(..., description="When the not_found answered here was found (UTC, ISO 8601).")
+    expires_at: str = Field(..., description="When it is forgotten and the product searched again.")
+    age_seconds: int
+
+
+class LeftOutOut(Schema):
+    marketplace: str
+    price: int
+    title: str
+    product_id: str | Omitted = None
+    why: Literal["ad", "sold_out", "rental", "used", "discontinued", "not_yet_on_sale"]
+
+
+class SearchResultOut(BaseModel):
+    """A SEARCH job's result: the fields of the search result contract (outcome, lowest, matches, rounds, cached,
+    metrics and, across marketplaces, by_marketplace) are passed through as they are; these are beside them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    product_code: str | Omitted = Field(None, description="The shop's product_code this result answers.")
+    searched_at: str | Omitted = Field(
+        None,
+        description="When the marketplaces were read (UTC, ISO 8601): for a reused result, by the search it reuses; "
+        "for a cached not_found, when it was remembered.",
+    )
+    cache: CachedNotFoundOut | Omitted = Field(None, description="On an answer from the negative cache only.")
+    price_check: PriceCheckOut | Omitted = Field(
+        None, description="When the shop sent its price and a lowest was found: the one against the other."
+    )
+    left_out: list[LeftOutOut] | Omitted = Field(
+        None,
+        description="Listings on the result pages that were never candidates, cheapest first, with why; at most 10.",
+    )
+    left_out_more: int | Omitted = Field(None, description="How many more were left out than listed.")
+
+
 class JobOut(Schema):
     job_id: uuid.UUID
     job_type: JobTypeName
@@ -94,7 +138,7 @@ class JobOut(Schema):
     max_attempts: int
     created_at: datetime
     updated_at: datetime
-    result: dict[str, Any] | Omitted = None
+    result: SearchResultOut | dict[str, Any] | Omitted = None
     last_error: str | Omitted = None
 
 

@@ -14,6 +14,7 @@ import zipfile
 from django.contrib import admin, messages
 from django.db.models.fields.json import KT
 from django.http import HttpResponse
+from django.urls import reverse
 from django.utils.html import format_html
 
 from console.job_report import bot_events_during, job_report
@@ -21,7 +22,7 @@ from corrections import corpus_page
 from corrections.models import ReviewItem
 from jobs.admin import CHANGED_FILTER, CREATED_FILTER, JobAdmin, JobTypeFilter, OwnerFilter
 from jobs.models import Job, JobStatus
-from lps_site.admin_formatting import short_duration, usd, won
+from lps_site.admin_formatting import answer_text, short_duration, usd, when_iso, won
 from lps_site.job_types import JobType
 from search.admin import snapshot_url
 from search.job_lookups import matching_product
@@ -30,6 +31,8 @@ from search.models import Product
 admin.site.site_header = "LPS operations"
 admin.site.site_title = "LPS admin"
 admin.site.index_title = "Operations"
+# LPS has no public site: no "View site" link (its default, "/", is a 404).
+admin.site.site_url = None
 admin.site.index_template = "console/index.html"
 # The job list is wide (eleven columns and the filters); the index and the breadcrumbs already lead everywhere.
 admin.site.enable_nav_sidebar = False
@@ -80,6 +83,10 @@ def export_corpus_pages(modeladmin, request, queryset):
     return response
 
 
+UNBOUNDED_TRIES = 100
+"""A job allowed this many attempts or more is bounded by time, not by its count (the OUTBOX's 1000)."""
+
+
 class SearchJobAdmin(JobAdmin):
     list_display = ["short_id", "state", "job_kind", "owner", "product_code", "product_name", "outcome",
                     "lowest_price", "cost", "tries", "error", "age"]  # fmt: skip
@@ -101,6 +108,9 @@ class SearchJobAdmin(JobAdmin):
                 product_name_text=KT("payload__product_name"),
                 outcome_text=KT("result__outcome"),
                 cached_text=KT("result__cached"),
+                reused_text=KT("result__reused"),
+                search_job_text=KT("payload__search_job_id"),
+                watch_text=KT("payload__watch_id"),
                 lowest_price_text=KT("result__lowest__price"),
                 cost_text=KT("result__metrics__cost__total_usd"),
             )
@@ -120,6 +130,12 @@ class SearchJobAdmin(JobAdmin):
 
     @admin.display(description="product name")
     def product_name(self, job):
+        if job.job_type != JobType.SEARCH and job.search_job_text:
+            # A webhook names the search it delivers; its product is that search's.
+            return format_html("webhook of search {}", job.search_job_text[:8])
+        if job.job_type != JobType.SEARCH and job.watch_text:
+            link = reverse("admin:watches_watch_change", args=[job.watch_text])
+            return format_html('events of <a href="{}">watch #{}</a>', link, job.watch_text)
         name = job.product_name_text or ""
         if len(name) <= 30:
             return name
@@ -130,6 +146,8 @@ class SearchJobAdmin(JobAdmin):
         if not job.outcome_text:
             return ""
         label = job.outcome_text.replace("_", " ") + (" (cached)" if job.cached_text == "true" else "")
+        if job.reused_text == "true":
+            label += " (reused)"  # a watch's run answered by another search's fresh result
         return format_html('<span class="lps-outcome-{}">{}</span>', job.outcome_text, label)
 
     @admin.display(description="lowest price")
@@ -140,6 +158,13 @@ class SearchJobAdmin(JobAdmin):
             return won(int(job.lowest_price_text))
         except ValueError:
             return job.lowest_price_text
+
+    @admin.display(description="tries")
+    def tries(self, job):
+        if job.max_attempts >= UNBOUNDED_TRIES:
+            # A webhook is retried until it is delivered or given up on time, not until a count runs out.
+            return str(job.attempts)
+        return super().tries(job)
 
     @admin.display(description="cost")
     def cost(self, job):
@@ -164,7 +189,16 @@ class SearchJobAdmin(JobAdmin):
             # The "this product" / "not this product" buttons of each judged listing (corrections/admin.py).
             "can_correct": job.status == JobStatus.DONE and request.user.has_perm("corrections.add_correction"),
             "correct_buttons": [("true", "this product"), ("false", "not this product")],
-            "corrected_answers": (job.result or {}).get("corrections") if isinstance(job.result, dict) else None,
+            "corrected_answers": [
+                {
+                    **change,
+                    "when": when_iso(change.get("at")),
+                    "before": answer_text(change.get("previous")),
+                    "after": answer_text(change.get("current")),
+                }
+                for change in ((job.result or {}).get("corrections") or [] if isinstance(job.result, dict) else [])
+                if isinstance(change, dict)
+            ],
             # The listings the search left to settle (corrections/review_queue.py), open ones first.
             "review_items": ReviewItem.objects.using(alias).filter(job_id=job.job_id).order_by("-closed_at", "price"),
         }

@@ -17,6 +17,7 @@ from corrections.exceptions import CorrectionError
 from corrections.models import Author, Correction, PriceReport, Scope
 from jobs import owners
 from jobs.exceptions import JobNotFound
+from lps_site.admin_formatting import answer_text, when_iso, won
 
 
 class ClientFilter(admin.SimpleListFilter):
@@ -36,6 +37,14 @@ class ClientFilter(admin.SimpleListFilter):
         if not value.isdigit():
             raise IncorrectLookupParameters(f"client must be a number, not {value!r}")
         return queryset.filter(client_id=int(value))
+
+
+TITLE_SHOWN = 60
+HOW_TO_RESOLVE = (
+    "Open the job: its page shows every listing the search judged, with its price. If the judge took the wrong "
+    'listing (or missed the right one), correct it there with "not this product" / "this product": the job '
+    'is re-answered at once. Then select the report here and run "Mark the selected reports resolved".'
+)
 
 
 def _job_link(job_id) -> str:
@@ -59,13 +68,41 @@ class _ClientColumn:
 @admin.register(Correction)
 class CorrectionAdmin(_ClientColumn, admin.ModelAdmin):
     list_display = ["id", "product_code", "client", "marketplace", "product_id", "answer", "scope", "made_by",
-                    "title", "price", "job", "updated_at"]  # fmt: skip
+                    "listing_title", "listing_price", "job", "updated_at"]  # fmt: skip
     list_filter = [ClientFilter, "made_by", "scope", "same_product", "marketplace"]
     search_fields = ["product_code", "product_id", "title", "product_name"]
     search_help_text = "Product code, marketplace product id, or part of the listing's title or the product name."
     ordering = ["-updated_at", "-id"]
     list_per_page = 50
-    readonly_fields = [field.name for field in Correction._meta.fields]
+    fields = ["product_code", "client", "product_name", "brand", "model_code", "marketplace", "product_id", "title",
+              "listing_price", "answer", "scope", "made_by", "note", "job", "answer_changed", "created_at",
+              "updated_at"]  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description="title")
+    def listing_title(self, row):
+        # A width of its own, wrapped between words (squeezed by the other columns it wrapped a letter a line); a long
+        # title cut, whole on hover.
+        if len(row.title) <= TITLE_SHOWN:
+            return format_html('<span class="lps-title">{}</span>', row.title)
+        return format_html('<span class="lps-title" title="{}">{}…</span>', row.title, row.title[:TITLE_SHOWN])
+
+    @admin.display(description="price")
+    def listing_price(self, row):
+        return won(row.price)
+
+    @admin.display(description="answer changed")
+    def answer_changed(self, row):
+        change = row.answer_change
+        if not isinstance(change, dict):
+            return "no (the job's answer stood)"
+        return format_html(
+            '<table class="lps-table" id="lps-answer-change"><thead><tr><th>when</th><th>before</th><th>after</th>'
+            "</tr></thead><tr><td>{}</td><td>{}</td><td>→ {}</td></tr></table>",
+            when_iso(change.get("at")),
+            answer_text(change.get("previous")),
+            answer_text(change.get("current")),
+        )
 
     def has_add_permission(self, request):
         # A correction names a listing a job judged: it is made from the job page (or the API), not typed in.
@@ -111,22 +148,35 @@ class CorrectionAdmin(_ClientColumn, admin.ModelAdmin):
         said = "is" if made.correction.same_product else "is not"
         text = f"Listing {made.correction.product_id} {said} the product ({made.correction.get_scope_display()})."
         if made.changed:
-            text += f" The job's answer changed: {made.previous} → {made.current}."
+            text += f" The job's answer changed: {answer_text(made.previous)} → {answer_text(made.current)}."
         messages.success(request, text)
         return back
 
 
 @admin.register(PriceReport)
 class PriceReportAdmin(_ClientColumn, admin.ModelAdmin):
-    list_display = ["id", "status", "product_code", "client", "product_name", "reported_price", "note", "made_by",
+    list_display = ["id", "status", "product_code", "client", "product_name", "price_reported", "note", "made_by",
                     "job", "created_at"]  # fmt: skip
     list_filter = ["status", ClientFilter, "made_by"]
     search_fields = ["product_code", "product_name", "note"]
     # "open" sorts before "resolved": the queue's open reports come first, newest first.
     ordering = ["status", "-created_at", "-id"]
     list_per_page = 50
-    readonly_fields = [field.name for field in PriceReport._meta.fields]
+    fields = ["status", "how_to_resolve", "product_code", "client", "product_name", "price_reported", "note",
+              "made_by", "job", "created_at", "resolved_at"]  # fmt: skip
+    readonly_fields = fields
     actions = ["resolve"]
+
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {**(extra_context or {}), "subtitle": HOW_TO_RESOLVE})
+
+    @admin.display(description="reported price")
+    def price_reported(self, row):
+        return won(row.reported_price)
+
+    @admin.display(description="how to resolve")
+    def how_to_resolve(self, row):
+        return HOW_TO_RESOLVE
 
     def has_add_permission(self, request):
         return False

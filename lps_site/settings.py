@@ -84,6 +84,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # `|won` and `|when` in every template: the admin's prices and dates one way (lps_site/admin_formatting.py).
+            "builtins": ["lps_site.template_filters"],
         },
     },
 ]
@@ -112,6 +114,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
+# The admin's dates one way (2026-12-02 15:04), whatever column shows them (lps_site/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["lps_site.formats"]
 USE_I18N = True
 USE_TZ = True
 

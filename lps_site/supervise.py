@@ -1,6 +1,7 @@
 """Run the Procfile's processes together and keep them up: the process manager of `./bin/run`.
 
-    python -m lps_site.supervise [--procfile Procfile] [NAME …]     (every process but `release` when none is named)
+    python -m lps_site.supervise [--procfile Procfile] [--also NAME=COMMAND …] [NAME …]
+                                     (every process but `release` when none is named; `--also` ones start first)
 
 Each process runs its Procfile command under bash (which becomes the command itself when it is one simple
 command, as every line of ours is), in a process group of its own, so that a terminal's Ctrl-C reaches only
@@ -209,6 +210,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME", help="Procfile processes to run (default: all but release)")
     parser.add_argument("--procfile", type=Path, default=BASE_DIR / "Procfile")
     parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="a process that is not in the Procfile, started first and kept up like the others (the demo's fakes)",
+    )
+    parser.add_argument(
         "--stop-timeout",
         type=float,
         default=settings.LPS_SHUTDOWN_GRACE_SECONDS + STOP_MARGIN_SECONDS,
@@ -220,7 +228,14 @@ def main(argv: list[str]) -> int:
     unknown = [name for name in names if name not in procfile]
     if unknown:
         parser.error(f"not in {options.procfile}: {', '.join(unknown)}")
-    return Supervisor({name: procfile[name] for name in names}, stop_timeout=options.stop_timeout).run()
+    also = {}
+    for item in options.also:
+        name, _, command = item.partition("=")
+        if not PROCFILE_LINE.match(f"{name}: {command}") or name in names:
+            parser.error(f"--also wants NAME=COMMAND with a name of its own, not {item!r}")
+        also[name] = command
+    processes = also | {name: procfile[name] for name in names}
+    return Supervisor(processes, stop_timeout=options.stop_timeout).run()
 
 
 if __name__ == "__main__":

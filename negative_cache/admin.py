@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from jobs.admin_lists import BigTableAdmin
-from lps_site.admin_formatting import short_duration
+from lps_site.admin_formatting import short_duration, when
 from negative_cache import cache
 from negative_cache.models import NegativeCacheEntry
 
@@ -30,13 +30,15 @@ class ValidityFilter(admin.SimpleListFilter):
 
 @admin.register(NegativeCacheEntry)
 class NegativeCacheAdmin(BigTableAdmin):
-    list_display = ["remembered_for", "model_code", "brand", "short_reason", "created_at", "until", "validity"]
+    list_display = ["remembered_for", "marketplaces", "model_code", "brand", "short_reason", "remembered_at",
+                    "expires", "validity"]  # fmt: skip
     list_filter = [ValidityFilter]
     ordering = ["-until"]
     sortable_by = ["until"]
     search_fields = ["key"]
     search_help_text = "A product name (as searched, without model code and brand) or a whole key: exact."
-    readonly_fields = ["product_name", "model_code", "brand", "key", "reason", "created_at", "until", "validity"]
+    readonly_fields = ["product_name", "marketplaces", "model_code", "brand", "key", "reason", "created_at", "until",
+                       "validity"]  # fmt: skip
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()
@@ -55,6 +57,20 @@ class NegativeCacheAdmin(BigTableAdmin):
     @admin.display(description="product name")
     def remembered_for(self, entry):
         return entry.product_name or entry.key
+
+    @admin.display(description="marketplaces")
+    def marketplaces(self, entry):
+        # A not_found on Coupang alone keeps the product's bare key; on other marketplaces the key names them.
+        _, _, scope = entry.key.partition("@")
+        return ", ".join(scope.split(",")) if scope else "coupang"
+
+    @admin.display(description="remembered", ordering="created_at")
+    def remembered_at(self, entry):
+        return when(entry.created_at)
+
+    @admin.display(description="until", ordering="until")
+    def expires(self, entry):
+        return when(entry.until)
 
     @admin.display(description="reason")
     def short_reason(self, entry):

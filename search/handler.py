@@ -17,7 +17,7 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from lps_site.job_types import JobType
-from search import hooks, metrics, overrides, pipeline
+from search import hooks, metrics, overrides, pipeline, trust
 from search import marketplaces as search_marketplaces
 from search.crawler import Crawler
 from search.judge import judge_listings
@@ -127,6 +127,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
             if llm is not None:
                 llm.close()
         metrics.record_search(result, default_source="llm" if llm is not None else "rules")
+    trust.describe(result, product)
     with transaction.atomic():
         record_search(product, result, job_id=job.job_id, client_id=client_id)
         hooks.finished(job, payload, result)

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from search import review
+from search import review, trust
 from search.exceptions import LlmBadResponse
 from search.listings import Judgement, Listing, ProductQuery, Verdict
 
@@ -211,10 +211,12 @@ def rejudge(result: Mapping, by_listing: Mapping[ListingKey, Override]) -> dict:
                 shown["lowest"] = _shown(own[0])
             by_marketplace[marketplace] = shown
         recomputed["by_marketplace"] = by_marketplace
+    trust.refresh_price_check(recomputed)
     return recomputed
 
 
 def _shown(verdict: Mapping) -> dict:
     shown = {key: verdict[key] for key in LISTING_KEYS if verdict.get(key) is not None}
-    shown.setdefault("rocket", False)
+    if str(verdict.get("marketplace") or "coupang") == "coupang":  # Coupang's badge; no other marketplace has one
+        shown.setdefault("rocket", False)
     return shown

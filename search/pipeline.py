@@ -22,7 +22,7 @@ from django.conf import settings
 
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
-from search import overrides, review
+from search import overrides, review, trust
 from search.exceptions import LlmBadResponse, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
@@ -148,9 +148,10 @@ def search_product(
     for scope in _covering_scopes(searched, frozenset(configured or ()) | searched):
         if corrections.confirms_any:
             break
-        if cache.lookup(_scoped_key(base_key, scope)) is not None:
+        entry = cache.lookup(_scoped_key(base_key, scope))
+        if entry is not None:
             logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
-            return _result(
+            answer = _result(
                 outcome="not_found",
                 matches=[],
                 rounds=[],
@@ -160,11 +161,14 @@ def search_product(
                 ai_cost=ai_cost,
                 markets=[_Market(m) for m in marketplaces] if named else None,
             )
+            answer["cache"] = trust.cache_json(entry.created_at, entry.until)
+            return answer
 
     spent = _Spent()
     markets = [_Market(m) for m in marketplaces]
     rounds: list[dict] = []
     tried: list[str] = []
+    passed_over: list[Listing] = []  # every listing read, for trust.add_left_out
     queued: deque[tuple[str, str]] = deque([("original", product.product_name)])
     refined = False
     while queued and len(rounds) < max_rounds:
@@ -199,6 +203,7 @@ def search_product(
             if market.marketplace.billed_bytes:
                 spent.bytes += page.bytes
             candidates.extend(page.candidates)
+            passed_over.extend(page.listings)
             owners.extend([market] * len(page.candidates))
         judgement = None
         if candidates:
@@ -253,7 +258,7 @@ def search_product(
             ttl=cache_ttl,
             reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
         )
-    return _result(
+    answer = _result(
         outcome="found" if found else "not_found",
         matches=found,
         rounds=rounds,
@@ -264,6 +269,8 @@ def search_product(
         markets=markets if named else None,
         review=doubted,
     )
+    trust.add_left_out(answer, passed_over)
+    return answer
 
 
 DEFAULT_MARKETPLACE = "coupang"
@@ -369,7 +376,8 @@ def _listing_json(listing: Listing, *, named: bool = False) -> dict:
         shown["product_id"] = listing.product_id
     if listing.seller:
         shown["seller"] = listing.seller
-    shown["rocket"] = listing.rocket
+    if listing.marketplace == DEFAULT_MARKETPLACE:  # Coupang's own badge: no other marketplace has one
+        shown["rocket"] = listing.rocket
     if named:
         shown["marketplace"] = listing.marketplace
     return shown
@@ -403,7 +411,8 @@ def _round(
         shown["url"] = candidate.url
         if candidate.seller:
             shown["seller"] = candidate.seller
-        shown["rocket"] = candidate.rocket
+        if candidate.marketplace == DEFAULT_MARKETPLACE:
+            shown["rocket"] = candidate.rocket
         verdicts.append(shown)
     shown_round = {
         "query": query,

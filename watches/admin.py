@@ -70,9 +70,9 @@ class WatchAdmin(ObservedReadOnlyAdmin):
     search_help_text = "Product code (exact) or part of the product name."
     change_form_template = "admin/watches/watch/watch_page.html"
     fields = ["product_code", "client", "product_name", "interval", "paused", "next_run_at", "callback_url",
-              "notify_events", "min_change_percent", "runs", "last_outcome", "last_price", "last_run_at",
+              "notify", "min_change_percent", "runs", "last_outcome", "lowest_price", "last_run_at",
               "last_change_at", "last_event_kind", "pending_job_id", "created_at", "updated_at"]  # fmt: skip
-    readonly_fields = ["client", "product_name", "interval"]
+    readonly_fields = ["client", "product_name", "interval", "notify", "lowest_price"]
 
     def get_changelist(self, request, **kwargs):
         return WatchChangeList
@@ -87,7 +87,7 @@ class WatchAdmin(ObservedReadOnlyAdmin):
     def client(self, watch):
         if not hasattr(watch, "client_name"):
             watch.client_name = owners.names([watch.client_id]).get(watch.client_id)
-        return watch.client_name or f"#{watch.client_id}"
+        return watch.client_name or f"client #{watch.client_id}"
 
     @admin.display(description="product name")
     def product_name(self, watch):
@@ -104,6 +104,10 @@ class WatchAdmin(ObservedReadOnlyAdmin):
         if late > 0 and not watch.paused:
             return f"{stamp} (overdue {short_duration(late)})"
         return stamp
+
+    @admin.display(description="notify on")
+    def notify(self, watch):
+        return ", ".join(str(kind).replace("_", " ") for kind in watch.notify_events or []) or "nothing"
 
     @admin.display(description="last price")
     def lowest_price(self, watch):

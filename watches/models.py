@@ -8,6 +8,8 @@ events.
 from django.db import models
 from django.db.models.functions import Now
 
+from jobs import owners
+
 EVENT_KINDS = ("price_down", "price_up", "found", "not_found", "offer_changed")
 DEFAULT_EVENTS = ["price_down", "price_up", "found", "not_found"]
 
@@ -63,7 +65,9 @@ class Watch(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.product_code} (client {self.client_id})"
+        # Named as operators know it (the admin's titles and breadcrumbs): the client's name, not its id.
+        name = owners.names([self.client_id]).get(self.client_id) or f"client {self.client_id}"
+        return f"{name}: {self.product_code}"
 
 
 class WatchPoint(models.Model):

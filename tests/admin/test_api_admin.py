@@ -73,3 +73,26 @@ def test_clients_are_never_edited_or_deleted_in_the_admin(admin_client):
     assert edit.status_code == 403
     assert delete.status_code == 403
     assert ApiClient.objects.get(pk=issued.client.pk).name == "shop-d"
+
+
+def test_rotating_webhook_secrets_shows_each_new_secret_once_and_keeps_the_keys(admin_client):
+    first, second = keys.issue_key("shop-r1"), keys.issue_key("shop-r2")
+    revoked = keys.issue_key("shop-r3")
+    keys.revoke(revoked.client)
+    selected = [first.client.pk, second.client.pk, revoked.client.pk]
+
+    response = admin_client.post(CHANGELIST, {"action": "rotate_webhook_secrets", "_selected_action": selected})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]
+    shown = re.findall(r"<td>([^<]+)</td><td><code class=\"lps-webhook-secret\">([^<]+)</code>", html)
+    stored = {client.name: client.webhook_secret for client in ApiClient.objects.filter(pk__in=selected)}
+    assert shown == [("shop-r1", stored["shop-r1"]), ("shop-r2", stored["shop-r2"])]
+    assert stored["shop-r1"] != first.webhook_secret
+    assert stored["shop-r2"] != second.webhook_secret
+    assert stored["shop-r3"] == revoked.webhook_secret
+    assert keys.authenticate(first.api_key).pk == first.client.pk
+    listing = admin_client.get(CHANGELIST).content.decode()
+    assert stored["shop-r1"] not in listing
+    assert stored["shop-r2"] not in listing

@@ -347,3 +347,26 @@ def test_no_success_response_carries_a_null(as_operator):
         "/v1/lps/stats/cost",
     ]:
         assert not _contains_null(as_operator.get(path).json()), path
+
+
+def test_the_openapi_document_describes_the_result_fields_that_tell_a_shop_how_far_to_trust_it(anonymous):
+    document = anonymous.get("/v1/lps/openapi.json").json()
+    schemas = document["components"]["schemas"]
+
+    result = schemas["SearchResultOut"]
+    assert result["additionalProperties"] is True  # the contract's own fields pass through beside these
+    assert {"product_code", "searched_at", "cache", "price_check", "left_out", "left_out_more"} <= set(
+        result["properties"]
+    )
+    assert set(schemas["PriceCheckOut"]["properties"]) == {"your_price", "lowest_price", "gap_won", "gap_percent"}
+    assert set(schemas["CachedNotFoundOut"]["properties"]) == {"remembered_at", "expires_at", "age_seconds"}
+    assert set(schemas["LeftOutOut"]["properties"]["why"]["enum"]) == {
+        "ad",
+        "sold_out",
+        "rental",
+        "used",
+        "discontinued",
+        "not_yet_on_sale",
+    }
+    job_result = str(schemas["JobOut"]["properties"]["result"])
+    assert "#/components/schemas/SearchResultOut" in job_result

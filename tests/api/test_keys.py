@@ -70,3 +70,28 @@ def test_createapikey_refuses_a_name_in_use():
     call_command("createapikey", "dup", stdout=io.StringIO())
     with pytest.raises(CommandError, match="already exists"):
         call_command("createapikey", "dup", stdout=io.StringIO())
+
+
+def test_rotatewebhooksecret_prints_a_new_secret_once_and_keeps_the_key():
+    issued = keys.issue_key("shop-rotate")
+    out = io.StringIO()
+
+    call_command("rotatewebhooksecret", "shop-rotate", stdout=out)
+
+    line = json.loads(out.getvalue())
+    client = ApiClient.objects.get(pk=issued.client.pk)
+    assert line == {"name": "shop-rotate", "webhook_secret": client.webhook_secret}
+    assert client.webhook_secret != issued.webhook_secret
+    assert len(client.webhook_secret) >= 32
+    assert keys.authenticate(issued.api_key) == client
+
+
+def test_rotatewebhooksecret_refuses_an_unknown_or_revoked_client_and_changes_nothing():
+    issued = keys.issue_key("shop-revoked")
+    keys.revoke(issued.client)
+
+    with pytest.raises(CommandError, match="no API client is named 'nobody'"):
+        call_command("rotatewebhooksecret", "nobody", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="is revoked"):
+        call_command("rotatewebhooksecret", "shop-revoked", stdout=io.StringIO())
+    assert ApiClient.objects.get(pk=issued.client.pk).webhook_secret == issued.webhook_secret

@@ -823,14 +823,28 @@ DEMO_CATALOGUE = {
             "price": 219_000,
             "original_price": 329_000,
             "rocket": True,
+            "product_id": "7001",
         },
-        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 화이트", "price": 209_000, "seller": "삼성공식몰"},
-        {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": 9_900},
-        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630", "price": 199_000, "ad": True},
-        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 블루", "price": 189_000, "sold_out": True},
+        {
+            "title": "삼성전자 갤럭시 버즈3 프로 SM-R630 화이트",
+            "price": 209_000,
+            "seller": "삼성공식몰",
+            "product_id": "7002",
+        },
+        {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": 9_900, "product_id": "7003"},
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630", "price": 199_000, "ad": True, "product_id": "7004"},
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 블루", "price": 189_000, "sold_out": True, "product_id": "7005"},
     ],
-    "SM-R510": [{"title": "삼성전자 갤럭시 버즈2 프로 SM-R510 그라파이트", "price": 129_000, "rocket": True}],
+    "SM-R510": [
+        {
+            "title": "삼성전자 갤럭시 버즈2 프로 SM-R510 그라파이트",
+            "price": 129_000,
+            "rocket": True,
+            "product_id": "7010",
+        }
+    ],
 }
+"""The demo's listings (`python -m tests.fakes.marketplace`, `./bin/run --demo`); docs/ name their product ids."""
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,11 +14,16 @@ Observation:
 - `deliveries()` — the requests that were answered 2xx, one per Idempotency-Key (what a receiver that
   deduplicates on the key would keep).
 - `url(path="/hook")` — the URL to give as callback_url.
+- `GET /last/body` and `GET /last/headers` answer the last POST's raw body and its headers (lower-cased names,
+  as JSON): what the demo's receiver (`python -m tests.fakes.webhook_receiver`, started by `./bin/run --demo`)
+  gives docs/api.md's signature check.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -37,7 +42,7 @@ class ReceivedWebhook:
 class WebhookReceiver:
     """A scripted webhook endpoint."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self._lock = threading.Lock()
         self._failures: list[int] = []
         self._redirects: list[tuple[int, str]] = []
@@ -74,6 +79,9 @@ class WebhookReceiver:
                 self.wfile.write(answer)
 
             def do_GET(self):
+                if self.path in ("/last/body", "/last/headers"):
+                    self._answer_last()
+                    return
                 with receiver._lock:
                     receiver.requests.append(
                         ReceivedWebhook("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, b"", 200)
@@ -82,7 +90,22 @@ class WebhookReceiver:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            def _answer_last(self):
+                with receiver._lock:
+                    posts = [request for request in receiver.requests if request.method == "POST"]
+                if not posts:
+                    body, status = b'{"error": "no webhook received yet"}', 404
+                elif self.path == "/last/body":
+                    body, status = posts[-1].body, 200
+                else:
+                    body, status = json.dumps(posts[-1].headers).encode(), 200
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-receiver", daemon=True)
@@ -136,3 +159,27 @@ def webhook_receiver():
     receiver = WebhookReceiver().start()
     yield receiver
     receiver.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Receive webhooks on a fixed port and print one line for each, for trying the whole service by hand."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8767)
+    port = parser.parse_args(argv).port
+    receiver = WebhookReceiver(port).start()
+    print(f"webhook receiver at {receiver.url()} — its last delivery at {receiver.url('/last/body')}", flush=True)
+    seen = 0
+    while True:
+        time.sleep(0.5)
+        with receiver._lock:
+            new, seen = receiver.requests[seen:], len(receiver.requests)
+        for request in new:
+            if request.method == "POST":
+                key = request.headers.get("idempotency-key", "")
+                print(f"webhook: POST {request.path} Idempotency-Key {key}, {len(request.body)} bytes", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -367,9 +367,8 @@ def test_a_429_is_retried_with_backoff_and_the_retry_finds_the_price(fake_naver)
         "url": done.result["lowest"]["url"],
         "product_id": done.result["lowest"]["product_id"],
         "seller": "스마트스토어",
-        "rocket": False,
         "marketplace": "naver",
-    }
+    }  # no "rocket": it is Coupang's badge alone
     assert done.result["rounds"][0]["verdicts"][0]["product_type"] == 2
     assert list(done.result["by_marketplace"]) == ["naver"]
     assert len(fake_naver.requests) == 2

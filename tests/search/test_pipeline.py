@@ -148,8 +148,9 @@ def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
 
     result = run(shelf=shelf)
 
-    assert set(result) == {"outcome", "lowest", "matches", "rounds", "cached", "metrics"}
+    assert set(result) == {"outcome", "lowest", "matches", "rounds", "cached", "metrics", "left_out"}
     assert result["cached"] is False
+    assert result["left_out"] == []
     assert result["rounds"] == [
         {
             "query": PRODUCT.product_name,

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from search import trust
 from search.crawler import Crawler
 from search.exceptions import SearchError
 from search.handler import run_pipeline
@@ -42,6 +43,7 @@ class Command(BaseCommand):
             if llm is not None:
                 llm.close()
             crawler.close(reason="shutdown")
+        trust.describe(result, product)
         if product.product_code:
             record_search(product, result)
         self.stdout.write(json.dumps(result, ensure_ascii=False))
