@@ -115,11 +115,19 @@ def set_paused(watch: Watch, paused: bool) -> None:
     watch.paused = paused
 
 
-def search_job(watch: Watch, *, priority: int = Priority.LOW, delay_seconds: float = 0.0) -> queue.NewJob:
-    """The SEARCH job of one run of `watch` (its payload names the watch); scheduled runs are low priority."""
+def search_job(
+    watch: Watch, *, priority: int = Priority.LOW, delay_seconds: float = 0.0, fresh: bool = False
+) -> queue.NewJob:
+    """The SEARCH job of one run of `watch` (its payload names the watch); scheduled runs are low priority.
+
+    A `fresh` run is searched in a browser on every marketplace it names, whatever is remembered (search/payload.py).
+    """
+    payload = {**watch.product, "client_id": watch.client_id, "watch_id": watch.pk}
+    if fresh:
+        payload["fresh"] = True
     return queue.NewJob(
         JobType.SEARCH,
-        {**watch.product, "client_id": watch.client_id, "watch_id": watch.pk},
+        payload,
         priority=priority,
         dedupe_key=search_dedupe_key(watch.client_id, watch.product_code),
         owner_id=watch.client_id,
@@ -128,9 +136,11 @@ def search_job(watch: Watch, *, priority: int = Priority.LOW, delay_seconds: flo
 
 
 def run_now(watch: Watch) -> queue.Enqueued:
-    """Search `watch` now, its next due time unchanged; an active search of its code is linked instead."""
+    """Search `watch` now in a browser, never answered by a reused result, its next due time unchanged; an active
+    search of its code is linked instead."""
     with transaction.atomic():
-        # The client asked for it now: at the priority of its own searches, ahead of the scheduled runs.
-        enqueued = queue.enqueue(search_job(watch, priority=Priority.NORMAL))
+        # The client asked for it now: at the priority of its own searches, ahead of the scheduled runs. A shop
+        # presses "run now" because it believes the price changed: reuse (watches/reuse.py) is for the schedule.
+        enqueued = queue.enqueue(search_job(watch, priority=Priority.NORMAL, fresh=True))
         Watch.objects.filter(pk=watch.pk).update(pending_job_id=enqueued.job_id)
     return enqueued
