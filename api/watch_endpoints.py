@@ -73,6 +73,7 @@ class LowestOut(Schema):
     seller: str | Omitted = None
     rocket: bool | Omitted = None
     marketplace: str | Omitted = None
+    shipping_fee: int | Omitted = Field(None, description="Delivery of one unit as the card states it (0: free).")
 
 
 class SummaryOut(Schema):

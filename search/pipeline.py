@@ -371,6 +371,8 @@ def _listing_json(listing: Listing, *, named: bool = False) -> dict:
     shown["rocket"] = listing.rocket
     if named:
         shown["marketplace"] = listing.marketplace
+    if listing.shipping_fee is not None:
+        shown["shipping_fee"] = listing.shipping_fee
     return shown
 
 
@@ -403,6 +405,11 @@ def _round(
         if candidate.seller:
             shown["seller"] = candidate.seller
         shown["rocket"] = candidate.rocket
+        # What the card says a buyer pays for delivery, so a re-judged answer (§10) still shows it.
+        if candidate.shipping_fee is not None:
+            shown["shipping_fee"] = candidate.shipping_fee
+        if candidate.free_shipping_over is not None:
+            shown["free_shipping_over"] = candidate.free_shipping_over
         verdicts.append(shown)
     shown_round = {
         "query": query,

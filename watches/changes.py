@@ -19,7 +19,7 @@ from watches import metrics
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 
 # What a summary keeps of the lowest offer: enough to say what changed, small enough for every history row.
-LOWEST_FIELDS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace")
+LOWEST_FIELDS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace", "shipping_fee")
 
 
 def summary(result: dict) -> dict:
