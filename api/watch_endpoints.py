@@ -26,7 +26,7 @@ from api.exceptions import ApiError
 from api.models import ApiClient
 from api.schemas import Omitted
 from api.submit import check_callback_urls
-from watches import store
+from watches import position, store
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
 
@@ -106,6 +106,16 @@ class EventOut(Schema):
     last_error: str | Omitted = None
 
 
+class PositionOut(Schema):
+    own_price: int = Field(..., description="The product's own price (the shop's).")
+    market_price: int = Field(..., description="The market's lowest of the last run.")
+    gap_won: int = Field(..., description="own_price - market_price: above 0 the shop is undercut.")
+    gap_percent: float = Field(..., description="The gap in per cent of the market's lowest.")
+    undercut: bool
+    marketplace: str | Omitted = None
+    since: datetime | Omitted = Field(None, description="Since when the shop has stood so (undercut or not).")
+
+
 class NotifyOut(Schema):
     events: list[str]
     min_change_percent: float
@@ -127,6 +137,9 @@ class WatchOut(Schema):
     last_run_at: datetime | Omitted = None
     last_change_at: datetime | Omitted = None
     last: SummaryOut | Omitted = None
+    position: PositionOut | Omitted = Field(
+        None, description="The shop's own price against the market's lowest (with a price and a found last run)."
+    )
     runs: int
     created_at: datetime
     updated_at: datetime
@@ -197,6 +210,9 @@ def watch_out(watch: Watch, *, operator: bool) -> dict[str, Any]:
         out["last_change_at"] = watch.last_change_at
     if watch.last_result:
         out["last"] = watch.last_result
+    standing = position.position_of(watch)
+    if standing is not None:
+        out["position"] = standing.as_json()
     return out
 
 

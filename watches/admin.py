@@ -1,5 +1,6 @@
-"""Admin for watches: the list (client, product, interval, next run, last price, last change, paused) and a watch's
-page with its price history as a chart and the events it sent, with the state of each delivery."""
+"""Admin for watches: the list (client, product, interval, next run, the shop's own price against the market's
+lowest with the gap and since when, last change, paused; filtered by position) and a watch's page with its price
+history as a chart and the events it sent, with the state of each delivery."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
 from lps_site.admin_formatting import short_duration, won
 from lps_site.svg_charts import price_chart
+from watches import position
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import every_text
 
@@ -59,12 +61,39 @@ class GivenUpFilter(admin.SimpleListFilter):
         return queryset
 
 
+class PositionFilter(admin.SimpleListFilter):
+    """Where the shop stands against the market's lowest of the last run (watches/position.py)."""
+
+    title = "position"
+    parameter_name = "position"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("dearer", f"dearer than the market by ≥ {position.DEARER_PERCENT:g} %"),
+            ("undercut", "undercut (any gap)"),
+            ("cheapest", "cheapest on the market"),
+            ("none", "no position (no own price, or not found)"),
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() == "dearer":
+            return position.dearer_by(queryset, position.DEARER_PERCENT)
+        if self.value() == "undercut":
+            return position.undercut(queryset)
+        if self.value() == "cheapest":
+            return position.cheapest(queryset)
+        if self.value() == "none":
+            return queryset.filter(gap_won__isnull=True)
+        return queryset
+
+
 @admin.register(Watch)
 class WatchAdmin(ObservedReadOnlyAdmin):
-    list_display = ["product_code", "client", "product_name", "interval", "next_run", "lowest_price", "last_outcome",
-                    "last_change_at", "paused"]  # fmt: skip
-    list_filter = ["paused", "last_outcome", DueFilter, GivenUpFilter, recent_filter("last_change_at", "last change")]
-    sortable_by = ["product_code", "next_run_at", "last_change_at"]
+    list_display = ["product_code", "client", "product_name", "interval", "next_run", "own_price", "lowest_price",
+                    "gap", "position_since", "last_outcome", "last_change_at", "paused"]  # fmt: skip
+    list_filter = ["paused", "last_outcome", PositionFilter, DueFilter, GivenUpFilter,
+                   recent_filter("last_change_at", "last change")]  # fmt: skip
+    sortable_by = ["product_code", "next_run_at", "last_change_at", "gap"]
     ordering = ["next_run_at"]
     search_fields = ["product_code"]
     search_help_text = "Product code (exact) or part of the product name."
@@ -76,6 +105,9 @@ class WatchAdmin(ObservedReadOnlyAdmin):
 
     def get_changelist(self, request, **kwargs):
         return WatchChangeList
+
+    def get_queryset(self, request):
+        return position.with_position(super().get_queryset(request))
 
     def get_search_results(self, request, queryset, search_term):
         term = search_term.strip()
@@ -105,9 +137,26 @@ class WatchAdmin(ObservedReadOnlyAdmin):
             return f"{stamp} (overdue {short_duration(late)})"
         return stamp
 
-    @admin.display(description="last price")
+    @admin.display(description="market lowest")
     def lowest_price(self, watch):
-        return won(watch.last_price) if watch.last_price is not None else ""
+        if watch.last_price is None:
+            return ""
+        marketplace = ((watch.last_result or {}).get("lowest") or {}).get("marketplace")
+        return f"{won(watch.last_price)} ({marketplace})" if marketplace else won(watch.last_price)
+
+    @admin.display(description="own price")
+    def own_price(self, watch):
+        price = getattr(watch, "own_price", None)
+        return won(price) if price is not None else ""
+
+    @admin.display(description="gap", ordering="gap_percent")
+    def gap(self, watch):
+        """+ when the shop is dearer than the market (undercut), − when it is the cheapest."""
+        gap_won, gap_percent = getattr(watch, "gap_won", None), getattr(watch, "gap_percent", None)
+        if gap_won is None:
+            return ""
+        sign = "+" if gap_won > 0 else "−" if gap_won < 0 else "±"
+        return f"{sign}{won(abs(gap_won))} ({sign}{abs(gap_percent):.1f} %)"
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:

@@ -15,7 +15,7 @@ from jobs import queue
 from jobs.queue import ClaimedJob
 from lps_site.job_types import JobType
 from search.payload import SearchPayload
-from watches import metrics
+from watches import metrics, position
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 
 # What a summary keeps of the lowest offer: enough to say what changed, small enough for every history row.
@@ -89,8 +89,11 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
     except IntegrityError:
         return []  # this job's completion was recorded already
     changes = detect(watch.last_result, current, min_change_percent=watch.min_change_percent)
-    wanted = [(kind, percent) for kind, percent in changes if kind in watch.notify_events]
     now = timezone.now()
+    standing = position.after_run(watch, current, now)
+    if standing.crossed_below:
+        changes.append(("undercut", None))
+    wanted = [(kind, percent) for kind, percent in changes if kind in watch.notify_events]
     events = []
     state = EventState.PENDING if watch.callback_url else EventState.NO_CALLBACK
     for kind, percent in wanted:
@@ -101,6 +104,8 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         body["current"] = _public(current)
         if percent is not None:
             body["change_percent"] = percent
+        if kind == "undercut":
+            body.update(position.undercut_body(watch, current))
         events.append(WatchEvent(watch=watch, seq=watch.event_seq, kind=kind, job_id=job_id, body=body, state=state))
     if events:
         WatchEvent.objects.bulk_create(events)
@@ -114,6 +119,7 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         "event_seq": watch.event_seq,
         "runs": watch.runs + 1,
         "updated_at": now,
+        **standing.fields,
     }
     if changes:
         update["last_change_at"] = now

@@ -55,3 +55,45 @@ def test_the_dashboard_shows_watches_due_and_the_oldest_overdue(admin_client):
     html = admin_client.get("/admin/dashboard/").content.decode()
     assert 'data-tile="watches_due"' in html
     assert 'data-tile="watch_oldest_overdue"' in html
+
+
+def priced_watches() -> None:
+    """Three products of a shop at 100,000: undercut by 10 %, by 2 %, and the cheapest; a fourth without a price."""
+    shop = keys.issue_key("shop-position")
+    make_watches(shop.client.pk, 3, price=100_000, prefix="P")
+    make_watches(shop.client.pk, 1, prefix="N")
+    for code, market in (("P0", 90_900), ("P1", 98_000), ("P2", 104_000), ("N0", 50_000)):
+        watch = Watch.objects.get(product_code=code)
+        lowest = {"price": market, "marketplace": "naver"}
+        changes.record_run(watch, uuid.uuid4(), {"outcome": "found", "lowest": lowest})
+
+
+def listed(admin_client, **params) -> str:
+    return admin_client.get(reverse("admin:watches_watch_changelist"), params).content.decode()
+
+
+def test_the_watch_list_shows_the_shops_price_against_the_markets_lowest_and_filters_by_position(admin_client):
+    priced_watches()
+    html = listed(admin_client)
+    assert "₩100,000" in html
+    assert "₩90,900 (naver)" in html
+    assert "+₩9,100 (+10.0 %)" in html
+    assert "−₩4,000 (−3.8 %)" in html
+
+    def codes(**params) -> set[str]:
+        page = listed(admin_client, **params)
+        return {code for code in ("P0", "P1", "P2", "N0") if f">{code}<" in page}
+
+    assert codes(position="dearer") == {"P0"}
+    assert codes(position="undercut") == {"P0", "P1"}
+    assert codes(position="cheapest") == {"P2"}
+    assert codes(position="none") == {"N0"}
+    assert admin_client.get(reverse("admin:watches_watch_changelist"), {"o": "9"}).status_code == 200
+
+
+def test_the_dashboard_counts_the_products_whose_shop_is_undercut(admin_client):
+    priced_watches()
+    html = admin_client.get("/admin/dashboard/").content.decode()
+    tile = html.split('data-tile="watches_undercut"', 1)[1].split("</a>", 1)[0]
+    assert '<div class="value">2</div>' in tile
+    assert "position=undercut" in html

@@ -276,3 +276,33 @@ def test_run_now_searches_a_product_the_negative_cache_holds_as_not_found_and_fi
     assert (result["outcome"], result["cached"]) == ("found", False)
     assert result["lowest"]["price"] == 899_000
     assert len(marketplace.search_queries) > searched
+
+
+def test_undercut_is_sent_signed_once_when_the_market_crosses_below_the_shops_price_and_again_after_it_went_above(
+    live_server, marketplace, webhook_receiver
+):
+    shop = keys.issue_key("shop")
+    api = HttpCaller(live_server.url, shop.api_key)
+    watch = {"product_code": "SKU-1", "product_name": EARBUDS, "model_code": "SM-R630", "price": 200_000,
+             "every": "6h", "callback_url": webhook_receiver.url("/events"),
+             "notify": {"events": ["undercut"]}}  # fmt: skip
+    assert api.post("/v1/lps/watches", {"watches": [watch]}).status_code == 200
+    sent = []
+    for market_price in (210_000, 195_000, 190_000, 205_000, 198_000):
+        marketplace.set_results(EARBUDS, earbuds(market_price))
+        scheduler_pass()
+        run_worker()
+        sent.append(len(webhook_receiver.deliveries()))
+        if market_price == 190_000:
+            standing = api.get("/v1/lps/watches/SKU-1").json()["watch"]["position"]
+
+    assert sent == [0, 1, 1, 1, 2]
+    first, second = (json.loads(delivery.body) for delivery in webhook_receiver.deliveries())
+    assert all(signed_by(shop, delivery) for delivery in webhook_receiver.deliveries())
+    assert (first["event"], first["current"]["lowest"]["price"], first["own_price"]) == ("undercut", 195_000, 200_000)
+    assert (second["event"], second["current"]["lowest"]["price"], second["seq"]) == ("undercut", 198_000, 2)
+    assert {key: standing[key] for key in ("own_price", "market_price", "gap_won", "gap_percent", "undercut")} == {
+        "own_price": 200_000, "market_price": 190_000, "gap_won": 10_000, "gap_percent": 5.26, "undercut": True,
+    }  # fmt: skip
+    assert standing["marketplace"] == "coupang"
+    assert "since" in standing
