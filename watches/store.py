@@ -20,7 +20,8 @@ from watches.spec import WatchProduct
 
 # Insert or update watches by (client, product_code). A new watch's first run is a uniform offset within its
 # interval (watches posted together spread over it); an existing watch keeps its schedule unless its interval
-# changed. RETURNING says which rows were inserted.
+# changed. A watch posted again unchanged (a downloaded sheet posted back) is not written at all: it returns no row.
+# RETURNING says which rows were inserted.
 UPSERT_SQL = """
 WITH input AS (
     SELECT *
@@ -49,6 +50,10 @@ SET product = EXCLUDED.product,
                        THEN watch.next_run_at ELSE EXCLUDED.next_run_at END,
     every_seconds = EXCLUDED.every_seconds,
     updated_at = now()
+WHERE (watch.product, watch.identity_key, watch.callback_url, watch.notify_events, watch.min_change_percent,
+       watch.every_seconds)
+      IS DISTINCT FROM (EXCLUDED.product, EXCLUDED.identity_key, EXCLUDED.callback_url, EXCLUDED.notify_events,
+                        EXCLUDED.min_change_percent, EXCLUDED.every_seconds)
 RETURNING product_code, (xmax = 0) AS created
 """
 
@@ -104,7 +109,8 @@ def upsert(client_id: int, specs: Sequence[WatchProduct], *, rng: random.Random 
     seen: set[str] = set()
     upserted = []
     for spec in specs:
-        upserted.append(Upserted(spec.product_code, created[spec.product_code] and spec.product_code not in seen))
+        written = created.get(spec.product_code, False)  # absent: an existing watch posted again unchanged
+        upserted.append(Upserted(spec.product_code, written and spec.product_code not in seen))
         seen.add(spec.product_code)
     return upserted
 
