@@ -97,3 +97,39 @@ def test_the_dashboard_counts_the_products_whose_shop_is_undercut(admin_client):
     tile = html.split('data-tile="watches_undercut"', 1)[1].split("</a>", 1)[0]
     assert '<div class="value">2</div>' in tile
     assert "position=undercut" in html
+
+
+def test_an_operator_imports_a_sheet_for_a_chosen_client_all_or_nothing_and_exports_it_back_unchanged(admin_client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    shop = keys.issue_key("shop-sheet")
+    header = "product_code,product_name,price,every\r\n"
+    page = admin_client.get(reverse("admin:watches_watch_sheets")).content.decode()
+    assert "shop-sheet" in page
+    assert reverse("admin:watches_watch_sheets") in listed(admin_client)
+
+    def upload(text: str):
+        sheet = SimpleUploadedFile("catalogue.csv", text.encode("utf-8"), content_type="text/csv")
+        return admin_client.post(
+            reverse("admin:watches_watch_import"), {"client_id": shop.client.pk, "sheet": sheet}, follow=True
+        )
+
+    refused = upload(header + "A-1,우유 1L,2500,1d\r\nA-2,두유,이천원,1d\r\n").content.decode()
+    assert "Row 3, column price: must be a whole number of won; nothing was written" in refused
+    assert not Watch.objects.exists()
+
+    imported = upload(header + "A-1,우유 1L,2500,1d\r\nA-2,두유 190ml 24팩,15900,6h\r\n").content.decode()
+    assert "2 row(s) read" in imported
+    assert set(Watch.objects.values_list("client_id", "product_code")) == {
+        (shop.client.pk, "A-1"),
+        (shop.client.pk, "A-2"),
+    }
+
+    export = admin_client.get(reverse("admin:watches_watch_export"), {"client_id": shop.client.pk})
+    sheet = b"".join(export.streaming_content)
+    assert sheet.startswith(b"\xef\xbb\xbf")
+    assert "두유 190ml 24팩" in sheet.decode("utf-8-sig")
+    before = list(Watch.objects.order_by("pk").values())
+    sheet_file = SimpleUploadedFile("back.csv", sheet, content_type="text/csv")
+    admin_client.post(reverse("admin:watches_watch_import"), {"client_id": shop.client.pk, "sheet": sheet_file})
+    assert list(Watch.objects.order_by("pk").values()) == before
