@@ -2,7 +2,9 @@
 
 Reading (`read_body`, called by api/middleware.py for every /v1/ request that carries a body, whatever the
 endpoint, before the key check or any view):
-- a body must be `Content-Type: application/json`, with no charset or a UTF-8 one (415 otherwise);
+- a body must be `Content-Type: application/json`, with no charset or a UTF-8 one (415 otherwise); `text/csv` is
+  accepted on the endpoints of CSV_BODY_PATHS alone (POST /v1/lps/watches: a spreadsheet of watches), up to
+  LPS_API_MAX_CSV_BYTES, and parsed by watches/sheets.py;
 - `Transfer-Encoding: chunked` bodies, which carry no Content-Length, are read from the server's input (Django
   would see them as empty), under the same size limit;
 - `Content-Encoding: gzip` is decoded, the 1 MB limit applied to the decoded body (a 1 KB gzip bomb passes no
@@ -31,10 +33,14 @@ from django.utils.http import parse_header_parameters
 from ninja.parser import Parser
 
 from api.exceptions import InvalidRequest, JsonParseFailed, PayloadTooLarge, RequestTimedOut, UnsupportedMediaType
+from api.watch_sheets import parse_sheet
 
 log = logging.getLogger(__name__)
 
 JSON_MEDIA_TYPE = "application/json"
+CSV_MEDIA_TYPE = "text/csv"
+CSV_BODY_PATHS = frozenset({("POST", "/v1/lps/watches")})
+"""The (method, path) pairs whose body may be CSV."""
 UTF8_CHARSETS = frozenset({"utf-8", "utf8"})
 GZIP_ENCODINGS = frozenset({"gzip", "x-gzip"})
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -62,18 +68,23 @@ def read_body(request: HttpRequest) -> None:
     declared = _declared_length(request)
     if not chunked and declared == 0:
         return
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    _check_media_type(request)
+    sheet = _check_media_type(request)
+    limit = settings.LPS_API_MAX_CSV_BYTES if sheet else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
     if encoding not in ("", "identity") and encoding not in GZIP_ENCODINGS:
         raise UnsupportedMediaType(
             f"Content-Encoding {encoding!r} is not supported: send the body as is or gzip", field="Content-Encoding"
         )
+    too_large = f"a CSV sheet is larger than {limit / 2**20:g} MB: split it" if sheet else None
     if declared > limit:
-        raise PayloadTooLarge()
+        raise PayloadTooLarge(too_large)
     try:
         # Django wraps the server's input in a stream of Content-Length bytes (none when chunked): read it itself.
-        raw = request.environ["wsgi.input"].read(limit + 1) if chunked else request.body
+        # A sheet may be larger than Django's own limit (request.body enforces it): it is read from the stream.
+        if chunked:
+            raw = request.environ["wsgi.input"].read(limit + 1)
+        else:
+            raw = request.read(limit + 1) if sheet else request.body
     except RequestDataTooBig as exc:
         raise PayloadTooLarge() from exc
     except OSError as exc:
@@ -85,7 +96,7 @@ def read_body(request: HttpRequest) -> None:
             raise RequestTimedOut(str(cause) or None) from exc
         raise InvalidRequest("the request body ended before its declared length", field="body") from exc
     if len(raw) > limit:
-        raise PayloadTooLarge()
+        raise PayloadTooLarge(too_large)
     if not chunked and len(raw) < declared:
         raise InvalidRequest("the request body ended before its declared length", field="body")
     body = _gunzip(raw, limit=limit) if encoding in GZIP_ENCODINGS else raw
@@ -97,20 +108,31 @@ def read_body(request: HttpRequest) -> None:
     request._stream = LimitedStream(io.BytesIO(body), len(body))
 
 
-def _check_media_type(request: HttpRequest) -> None:
+def is_csv(request: HttpRequest) -> bool:
+    """The request's body is a CSV sheet (accepted only where CSV_BODY_PATHS allows it)."""
+    media_type, _params = parse_header_parameters(request.META.get("CONTENT_TYPE", ""))
+    return media_type.strip().lower() == CSV_MEDIA_TYPE and (request.method, request.path) in CSV_BODY_PATHS
+
+
+def _check_media_type(request: HttpRequest) -> bool:
+    """Refuse a body that is neither JSON nor, where allowed, CSV; True for a CSV sheet."""
     content_type = request.META.get("CONTENT_TYPE", "")
     media_type, params = parse_header_parameters(content_type)
-    if media_type.strip().lower() != JSON_MEDIA_TYPE:
+    sheet = is_csv(request)
+    if media_type.strip().lower() != JSON_MEDIA_TYPE and not sheet:
         shown = f"{content_type!r}" if content_type else "missing"
+        also = " or text/csv" if (request.method, request.path) in CSV_BODY_PATHS else ""
         raise UnsupportedMediaType(
-            f"the Content-Type header must be application/json (a charset parameter is fine), not {shown}",
+            f"the Content-Type header must be application/json{also} (a charset parameter is fine), not {shown}",
             field="Content-Type",
         )
     charset = params.get("charset", "utf-8").strip().lower()
     if charset not in UTF8_CHARSETS:
+        kind = "CSV" if sheet else "JSON"
         raise UnsupportedMediaType(
-            f"the body must be UTF-8 JSON: Content-Type says charset={charset!r}", field="Content-Type"
+            f"the body must be UTF-8 {kind}: Content-Type says charset={charset!r}", field="Content-Type"
         )
+    return sheet
 
 
 def _gunzip(raw: bytes, *, limit: int) -> bytes:
@@ -173,7 +195,9 @@ def strict_loads(body: bytes) -> Any:
 
 
 class StrictJsonParser(Parser):
-    """ninja's body parser for every endpoint: `strict_loads`."""
+    """ninja's body parser for every endpoint: `strict_loads`; a CSV sheet of watches where one is accepted."""
 
     def parse_body(self, request: HttpRequest) -> Any:
+        if is_csv(request):
+            return parse_sheet(request.body)
         return strict_loads(request.body)

@@ -22,11 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from api import auth
 from api.codes import ResultCode
 from api.endpoints import _page, _page_size, _responses, _search_text, api
-from api.exceptions import ApiError
+from api.exceptions import ApiError, InvalidRequest
 from api.models import ApiClient
+from api.request_body import is_csv
 from api.schemas import Omitted
 from api.submit import check_callback_urls
-from watches import store
+from api.watch_sheets import report_response, wants_csv
+from watches import position, store
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
 
@@ -52,7 +54,9 @@ class WatchesIn(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    watches: list[WatchProduct] = Field(..., min_length=1, max_length=settings.LPS_API_MAX_WATCHES)
+    # The cap is the format's: LPS_API_MAX_WATCHES for JSON (documented here), LPS_API_MAX_CSV_WATCHES for a CSV
+    # sheet (checked as it is read, api/watch_sheets.py); upsert_watches holds JSON to its own.
+    watches: list[WatchProduct] = Field(..., min_length=1, json_schema_extra={"maxItems": settings.LPS_API_MAX_WATCHES})
 
 
 class WatchUpsertedOut(Schema):
@@ -73,6 +77,7 @@ class LowestOut(Schema):
     seller: str | Omitted = None
     rocket: bool | Omitted = None
     marketplace: str | Omitted = None
+    shipping_fee: int | Omitted = Field(None, description="Delivery of one unit as the card states it (0: free).")
 
 
 class SummaryOut(Schema):
@@ -105,6 +110,16 @@ class EventOut(Schema):
     last_error: str | Omitted = None
 
 
+class PositionOut(Schema):
+    own_price: int = Field(..., description="The product's own price (the shop's).")
+    market_price: int = Field(..., description="The market's lowest of the last run.")
+    gap_won: int = Field(..., description="own_price - market_price: above 0 the shop is undercut.")
+    gap_percent: float = Field(..., description="The gap in per cent of the market's lowest.")
+    undercut: bool
+    marketplace: str | Omitted = None
+    since: datetime | Omitted = Field(None, description="Since when the shop has stood so (undercut or not).")
+
+
 class NotifyOut(Schema):
     events: list[str]
     min_change_percent: float
@@ -126,6 +141,9 @@ class WatchOut(Schema):
     last_run_at: datetime | Omitted = None
     last_change_at: datetime | Omitted = None
     last: SummaryOut | Omitted = None
+    position: PositionOut | Omitted = Field(
+        None, description="The shop's own price against the market's lowest (with a price and a found last run)."
+    )
     runs: int
     created_at: datetime
     updated_at: datetime
@@ -196,6 +214,9 @@ def watch_out(watch: Watch, *, operator: bool) -> dict[str, Any]:
         out["last_change_at"] = watch.last_change_at
     if watch.last_result:
         out["last"] = watch.last_result
+    standing = position.position_of(watch)
+    if standing is not None:
+        out["position"] = standing.as_json()
     return out
 
 
@@ -270,7 +291,18 @@ def upsert_watches(request: HttpRequest, batch: WatchesIn):
     """Each watch is the fields of a search plus `every` (1h to 7d) and `notify`; posting a code again updates its
     watch (its schedule is kept unless `every` changed; of a code repeated in one batch the last wins). A new
     watch's first run falls at a random point within its interval, so that watches posted together are spread
-    over it. Nothing is written when any watch is refused."""
+    over it. Nothing is written when any watch is refused.
+
+    The body may also be a CSV sheet (`Content-Type: text/csv`, UTF-8 with or without a byte-order mark): a header
+    row naming the columns (product_code, product_name, every required; model_code, brand, price, notify_events,
+    min_change_percent, callback_url, marketplaces; the position report's own columns are ignored), one watch a
+    row, up to LPS_API_MAX_CSV_WATCHES rows; a refusal names each bad row and column."""
+    if not is_csv(request) and len(batch.watches) > settings.LPS_API_MAX_WATCHES:
+        raise InvalidRequest(
+            f"watches: at most {settings.LPS_API_MAX_WATCHES:,} in one JSON request (a CSV sheet takes up to "
+            f"{settings.LPS_API_MAX_CSV_WATCHES:,} rows)",
+            field="watches",
+        )
     _check(batch)
     upserted = store.upsert(request.auth.pk, batch.watches)
     log.info(
@@ -304,6 +336,10 @@ def list_watches(
     page: int = _page(),
     page_size: int = _page_size(),
 ):
+    """With `Accept: text/csv`, the position report of every watch the filters select (no paging), streamed as CSV:
+    one row a product with the watch's columns (a sheet posted back changes nothing) and the shop's price against
+    the market's lowest (market_price, marketplace, url, shipping_fee, price_with_delivery, gap_won, gap_percent,
+    last_checked)."""
     client = request.auth
     watches = Watch.objects.all()
     if not client.is_operator:
@@ -318,6 +354,8 @@ def list_watches(
         watches = watches.filter(last_outcome="" if outcome == "none" else outcome)
     if q:
         watches = watches.filter(product_code=q) | watches.filter(product__product_name__icontains=q)
+    if wants_csv(request):
+        return report_response(watches)
     total = watches.count()
     offset = (page - 1) * page_size
     rows = list(watches.order_by("-created_at", "-id")[offset : offset + page_size])

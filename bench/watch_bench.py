@@ -15,6 +15,14 @@ It uses its own database (`lps_watchbench` on the same server as DATABASE_URL, o
    day, replayed in due order with the rule of watches/reuse.py (a run whose product a browser search found
    less than LPS_RESULT_REUSE_SECONDS before is answered by that result; a search takes 10 s). Every product is
    taken as found (not_found is the negative cache's, which already answers every shop).
+4. Spreadsheets, through the whole Django stack (middleware, key, parser, view; django.test.Client in process):
+   a 5,000-row CSV upload (POST /v1/lps/watches as text/csv: every row validated, one upsert statement), and the
+   position report downloaded as CSV (Accept: text/csv) of 10,000 and then 100,000 watches with a found lowest
+   each, read piece by piece as a client would. Each is timed, then run again under tracemalloc for its peak
+   Python memory. Goal: the upload answered in seconds; the download's peak the same at 10k and 100k (it streams
+   through a server-side cursor, CHUNK_ROWS rows at a time).
+
+    .venv/bin/python bench/watch_bench.py --only sheets      # just 4
 """
 
 from __future__ import annotations
@@ -157,11 +165,103 @@ def reuse_share(window: int, *, shops: int = 1000, products: int = 200, per_shop
     )
 
 
+# Watches of one client with a found lowest each (price, url, shipping fee): what the position report reads.
+SEED_FOUND_SQL = """
+INSERT INTO watch (client_id, product_code, product, identity_key, callback_url, every_seconds, notify_events,
+                   min_change_percent, paused, schedule_anchor, next_run_at, last_outcome, last_price, last_result,
+                   last_run_at, last_event_kind, event_seq, runs, created_at, updated_at)
+SELECT %(client_id)s, 'R-' || g,
+       jsonb_build_object('product_code', 'R-' || g, 'product_name', '삼성전자 갤럭시 버즈3 프로 SM-R630 ' || g,
+                          'model_code', 'SM-R630', 'brand', '삼성전자', 'price', 200000 + g %% 1000),
+       'product:' || md5(g::text), '', 86400, '["price_down", "price_up", "undercut"]'::jsonb, 5, false, now(),
+       now() + interval '1 day', 'found', 195000 + g %% 9000,
+       jsonb_build_object('outcome', 'found', 'lowest', jsonb_build_object(
+           'price', 195000 + g %% 9000, 'title', '삼성전자 갤럭시 버즈3 프로 SM-R630 화이트',
+           'url', 'https://www.coupang.com/vp/products/' || (8000000000 + g) || '?itemId=' || (20000000000 + g),
+           'rocket', false, 'shipping_fee', (g %% 3) * 1500)),
+       now() - interval '1 hour', '', 0, 1, now(), now()
+FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS g
+"""
+
+
+def _peak(run) -> tuple[float, int]:
+    """(seconds of one plain run, peak bytes of Python memory in a second run under tracemalloc)."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    started = time.perf_counter()
+    run()
+    seconds = time.perf_counter() - started
+    gc.collect()
+    tracemalloc.start()
+    try:
+        run()
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return seconds, peak
+
+
+def sheets(client_id: int, api_key: str, *, upload_rows: int = 5000, sizes=(10_000, 100_000)) -> None:
+    from django.test import Client
+
+    from watches.models import Watch
+
+    client = Client(HTTP_HOST="127.0.0.1", HTTP_X_API_KEY=api_key)
+    header = "product_code,product_name,model_code,brand,price,every,notify_events,min_change_percent\r\n"
+    body = (
+        "\ufeff"
+        + header
+        + "".join(
+            f"CSV-{index:05d},삼성전자 갤럭시 버즈3 프로 SM-R630 {index},SM-R630,삼성전자,{200_000 + index},1d,"
+            f"price_down undercut,5\r\n"
+            for index in range(upload_rows)
+        )
+    ).encode("utf-8")
+    answers = []
+
+    def upload() -> None:
+        execute("DELETE FROM watch")  # outside the request, as a first upload of the sheet
+        response = client.generic("POST", "/v1/lps/watches", body, content_type="text/csv; charset=utf-8")
+        answers.append(response.status_code)
+
+    seconds, peak = _peak(upload)
+    say(
+        f"CSV upload of {upload_rows:,} rows ({len(body) / 2**20:.2f} MB): {seconds:.2f} s, peak Python memory "
+        f"{peak / 2**20:.1f} MB (answers {sorted(set(answers))})"
+    )
+    Watch.objects.filter(client_id=client_id).delete()
+    seeded = 0
+    for size in sizes:
+        execute(SEED_FOUND_SQL, {"client_id": client_id, "first": seeded + 1, "last": size})
+        seeded = size
+        downloaded: list[tuple[int, int]] = []
+
+        def download(downloaded=downloaded) -> None:
+            response = client.get("/v1/lps/watches", HTTP_ACCEPT="text/csv")
+            total = rows = 0
+            for piece in response.streaming_content:
+                total += len(piece)
+                rows += piece.count(b"\r\n")
+            response.close()
+            downloaded.append((total, rows - 1))
+
+        seconds, peak = _peak(download)
+        total, rows = downloaded[0]
+        say(
+            f"CSV download of {rows:,} watches ({total / 2**20:.1f} MB): {seconds:.2f} s "
+            f"({rows / seconds:,.0f} rows/s), peak Python memory {peak / 2**20:.1f} MB"
+        )
+    execute("DELETE FROM watch")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000])
     parser.add_argument("--due", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--only", choices=["all", "sheets"], default="all")
     options = parser.parse_args(argv)
     from lps_site import embedded_pg
 
@@ -186,8 +286,12 @@ def measure(options: argparse.Namespace, url: str) -> int:
     execute("DELETE FROM job")
     execute("DELETE FROM watch")
     ApiClient.objects.filter(name="watch-bench").delete()
-    client_id = keys.issue_key("watch-bench").client.pk
+    issued = keys.issue_key("watch-bench")
+    client_id = issued.client.pk
 
+    if options.only == "sheets":
+        sheets(client_id, issued.api_key)
+        return 0
     timings = scheduler_pass(options, client_id)
     medians = [statistics.median(timings[size]) for size in options.sizes]
     say(f"scheduler pass ratio {options.sizes[-1]:,} / {options.sizes[0]:,} watches: {medians[-1] / medians[0]:.2f}")
@@ -196,6 +300,8 @@ def measure(options: argparse.Namespace, url: str) -> int:
     for window in (settings.LPS_RESULT_REUSE_SECONDS, 3600, 0):
         reuse_share(window)
     execute("DELETE FROM job")
+    execute("DELETE FROM watch")
+    sheets(client_id, issued.api_key)
     execute("DELETE FROM watch")
     return 0
 

@@ -117,7 +117,8 @@ def histogram_position(histogram: list[dict], requests: int) -> float:
 
 
 def watch_tiles(overview: watch_reads.Overview) -> list[Tile]:
-    """Watches due now and how long the most overdue has waited (the scheduler runs in every reaper pass)."""
+    """Watches due now, how long the most overdue has waited (the scheduler runs in every reaper pass), and the
+    products whose shop is undercut by the market."""
     oldest = overview.oldest_overdue_seconds
     changelist = reverse("admin:watches_watch_changelist")
     level = "ok"
@@ -137,6 +138,13 @@ def watch_tiles(overview: watch_reads.Overview) -> list[Tile]:
             short_duration(oldest) if oldest else "—",
             changelist + "?due=yes",
             level,
+        ),
+        Tile(
+            "watches_undercut",
+            "Products undercut",
+            f"{overview.undercut:,}",
+            changelist + "?position=undercut",
+            note="the market's lowest is below the shop's own price",
         ),
     ]
 

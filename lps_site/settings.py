@@ -267,3 +267,6 @@ LPS_RESULT_REUSE_SECONDS = env.int("LPS_RESULT_REUSE_SECONDS", default=1800)
 LPS_WATCH_EVENT_GIVE_UP_SECONDS = env.int("LPS_WATCH_EVENT_GIVE_UP_SECONDS", default=3 * 86400)
 LPS_WATCH_EVENT_MAX_ATTEMPTS = env.int("LPS_WATCH_EVENT_MAX_ATTEMPTS", default=1000)
 LPS_API_MAX_WATCHES = env.int("LPS_API_MAX_WATCHES", default=1000)
+# A spreadsheet of watches (POST /v1/lps/watches as text/csv): a catalogue of thousands of rows in one upload.
+LPS_API_MAX_CSV_WATCHES = env.int("LPS_API_MAX_CSV_WATCHES", default=10_000)
+LPS_API_MAX_CSV_BYTES = env.int("LPS_API_MAX_CSV_BYTES", default=8 * 1024 * 1024)

@@ -61,6 +61,7 @@ def run_pipeline(
     cancelled: threading.Event | None = None,
     client_id: int | None = None,
     marketplaces: Sequence[str] | None = None,
+    fresh: bool = False,
 ) -> dict:
     """Run the search pipeline for `product` on `marketplaces` (None: every configured one), judging with `llm`
     (rules when None).
@@ -68,7 +69,7 @@ def run_pipeline(
     `remaining` (seconds left before the caller's deadline) bounds every page load; `client_id`'s corrections
     of the product apply (an operator's shared ones apply to every search). Coupang alone, not asked for by name,
     gives the single-marketplace result of §8; otherwise each listing names its marketplace and the result has
-    `by_marketplace` (search/marketplaces.py).
+    `by_marketplace` (search/marketplaces.py). `fresh` searches even a product the negative cache holds.
     """
     source = CoupangSource(base_url=settings.LPS_COUPANG_URL)
 
@@ -97,6 +98,7 @@ def run_pipeline(
         refine=lambda product, tried: refine_queries(product, llm=llm, tried=list(tried)),
         cancelled=cancelled,
         client_id=client_id,
+        fresh=fresh,
     )
 
 
@@ -105,7 +107,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
     payload = SearchPayload.from_payload(job.payload)
     product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
     # An app may answer without a browser (watches reuse a fresh result of the same product: search/hooks.py).
-    result = hooks.answer(job, payload)
+    result = None if payload.fresh else hooks.answer(job, payload)
     if result is not None:
         # A reused result was judged for another search: this client's corrections (SPEC §10) still apply to it.
         corrections = overrides.for_product(product, client_id)
@@ -122,6 +124,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
                 cancelled=context.cancelled,
                 client_id=client_id,
                 marketplaces=payload.marketplaces,
+                fresh=payload.fresh,
             )
         finally:
             if llm is not None:

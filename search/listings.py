@@ -38,6 +38,10 @@ class Listing:
     used, 7–9 discontinued, 10–12 not yet on sale. None where the marketplace has no such field."""
     rental: bool = False
     """The listing offers a rental or subscription (its price is a fee, not a purchase): never a candidate."""
+    shipping_fee: int | None = None
+    """What delivering one unit at `price` costs in won as the card states it (0: free); None when it does not say."""
+    free_shipping_over: int | None = None
+    """The order amount from which the card says delivery is free, when it states one."""
 
     @property
     def is_candidate(self) -> bool:

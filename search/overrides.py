@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 CORRECTION_CONFIDENCE = 1.0
 MATCHES_SHOWN = 5
 """As many matches as the pipeline's result lists."""
-LISTING_KEYS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace")
+LISTING_KEYS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace", "shipping_fee")
 """The keys of a judged verdict that a result's `lowest` and `matches` show of a listing."""
 
 ListingKey = tuple[str, str]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -202,6 +202,8 @@ class SearchPayload:
     """The API client whose job this is; None for jobs enqueued outside the API."""
     marketplaces: tuple[str, ...] | None = None
     """The marketplaces the client asked for by name; None: every configured one."""
+    fresh: bool = False
+    """Searched in a browser whatever is remembered (a watch's "run now"): no reused result, no negative cache."""
 
     @classmethod
     def from_product(cls, product: SearchProduct, *, client_id: int | None) -> SearchPayload:
@@ -232,7 +234,8 @@ class SearchPayload:
         client_id = payload.get("client_id")
         if client_id is not None and (isinstance(client_id, bool) or not isinstance(client_id, int)):
             raise InvalidProduct(f"client_id must be an API client's id, not {client_id!r}")
-        return cls.from_product(product, client_id=client_id)
+        searched = cls.from_product(product, client_id=client_id)
+        return replace(searched, fresh=True) if payload.get("fresh") is True else searched
 
     def as_payload(self) -> dict:
         """The JSON the job carries; absent fields are left out."""
@@ -249,6 +252,8 @@ class SearchPayload:
                 payload[name] = value
         if self.marketplaces is not None:
             payload["marketplaces"] = list(self.marketplaces)
+        if self.fresh:
+            payload["fresh"] = True
         return payload
 
 

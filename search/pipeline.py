@@ -109,6 +109,7 @@ def search_product(
     cancelled: threading.Event | None = None,
     ai_cost: AiCost = default_ai_cost,
     client_id: int | None = None,
+    fresh: bool = False,
 ) -> dict:
     """Find the lowest genuine price of `product`, or conclude it is not there; return the SEARCH result (§8).
 
@@ -123,7 +124,8 @@ def search_product(
     marketplace and adds `by_marketplace`. A marketplace whose `admit` says skip is left out with its reason;
     when every one is skipped, MarketplacesSkipped is raised so the queue retries the job once it may work.
     `client_id`'s corrections of the product (search/overrides.py) settle the listings they name before the judge
-    sees the rest.
+    sees the rest. `fresh` (a watch's "run now") searches without looking in the negative cache (its not_found is
+    still written).
     """
     started = time.monotonic()
     max_rounds = settings.LPS_MAX_ROUNDS if max_rounds is None else max_rounds
@@ -146,7 +148,7 @@ def search_product(
     # Looked up once: a search is short, and each round's candidates are checked against the same word.
     corrections = overrides.for_product(product, client_id)
     for scope in _covering_scopes(searched, frozenset(configured or ()) | searched):
-        if corrections.confirms_any:
+        if corrections.confirms_any or fresh:
             break
         entry = cache.lookup(_scoped_key(base_key, scope))
         if entry is not None:
@@ -380,6 +382,8 @@ def _listing_json(listing: Listing, *, named: bool = False) -> dict:
         shown["rocket"] = listing.rocket
     if named:
         shown["marketplace"] = listing.marketplace
+    if listing.shipping_fee is not None:
+        shown["shipping_fee"] = listing.shipping_fee
     return shown
 
 
@@ -413,6 +417,11 @@ def _round(
             shown["seller"] = candidate.seller
         if candidate.marketplace == DEFAULT_MARKETPLACE:
             shown["rocket"] = candidate.rocket
+        # What the card says a buyer pays for delivery, so a re-judged answer (§10) still shows it.
+        if candidate.shipping_fee is not None:
+            shown["shipping_fee"] = candidate.shipping_fee
+        if candidate.free_shipping_over is not None:
+            shown["free_shipping_over"] = candidate.free_shipping_over
         verdicts.append(shown)
     shown_round = {
         "query": query,

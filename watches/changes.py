@@ -15,11 +15,11 @@ from jobs import queue
 from jobs.queue import ClaimedJob
 from lps_site.job_types import JobType
 from search.payload import SearchPayload
-from watches import metrics
+from watches import metrics, position
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 
 # What a summary keeps of the lowest offer: enough to say what changed, small enough for every history row.
-LOWEST_FIELDS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace")
+LOWEST_FIELDS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace", "shipping_fee")
 
 
 def summary(result: dict) -> dict:
@@ -89,8 +89,11 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
     except IntegrityError:
         return []  # this job's completion was recorded already
     changes = detect(watch.last_result, current, min_change_percent=watch.min_change_percent)
-    wanted = [(kind, percent) for kind, percent in changes if kind in watch.notify_events]
     now = timezone.now()
+    standing = position.after_run(watch, current, now)
+    if standing.crossed_below:
+        changes.append(("undercut", None))
+    wanted = [(kind, percent) for kind, percent in changes if kind in watch.notify_events]
     events = []
     state = EventState.PENDING if watch.callback_url else EventState.NO_CALLBACK
     for kind, percent in wanted:
@@ -104,6 +107,8 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         if result.get("review"):
             # Listings the answer left for a person to settle (the result's `review`): the price may yet move.
             body["open_review_items"] = len(result["review"])
+        if kind == "undercut":
+            body.update(position.undercut_body(watch, current))
         events.append(WatchEvent(watch=watch, seq=watch.event_seq, kind=kind, job_id=job_id, body=body, state=state))
     if events:
         WatchEvent.objects.bulk_create(events)
@@ -117,6 +122,7 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         "event_seq": watch.event_seq,
         "runs": watch.runs + 1,
         "updated_at": now,
+        **standing.fields,
     }
     if changes:
         update["last_change_at"] = now

@@ -10,7 +10,7 @@ from django.db.models.functions import Now
 
 from jobs import owners
 
-EVENT_KINDS = ("price_down", "price_up", "found", "not_found", "offer_changed")
+EVENT_KINDS = ("price_down", "price_up", "found", "not_found", "offer_changed", "undercut")
 DEFAULT_EVENTS = ["price_down", "price_up", "found", "not_found"]
 
 
@@ -43,6 +43,10 @@ class Watch(models.Model):
     event_seq = models.IntegerField(default=0)
     """The sequence number of the last event recorded (events of one watch are numbered 1, 2, …)."""
     runs = models.IntegerField(default=0)
+    undercut = models.BooleanField(default=False, db_default=False)
+    """The market's lowest went below the shop's own price and has not come back up (watches/position.py)."""
+    position_since = models.DateTimeField(null=True, blank=True)
+    """Since when the shop has stood where it stands against the market (undercut, or not)."""
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 

@@ -8,6 +8,7 @@ from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from lps_site.db_router import observing
+from watches import position
 from watches.models import EventState, Watch, WatchEvent
 
 
@@ -18,6 +19,8 @@ class Overview:
     due: int
     oldest_overdue_seconds: float
     events_pending: int
+    undercut: int = 0
+    """Active watches whose market lowest is below the shop's own price (watches/position.py)."""
 
 
 def overview() -> Overview:
@@ -31,6 +34,7 @@ def overview() -> Overview:
             due=Count("pk"), oldest=Min("next_run_at")
         )
         pending = WatchEvent.objects.filter(state=EventState.PENDING).count()
+        undercut = position.undercut(position.with_position(Watch.objects.filter(paused=False))).count()
     oldest = due["oldest"]
     return Overview(
         active=counts["active"],
@@ -38,4 +42,5 @@ def overview() -> Overview:
         due=due["due"],
         oldest_overdue_seconds=max(0.0, (now - oldest).total_seconds()) if oldest else 0.0,
         events_pending=pending,
+        undercut=undercut,
     )

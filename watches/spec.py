@@ -22,7 +22,7 @@ EVERY_PATTERN = (
 )
 _EVERY = re.compile(r"^(\d{1,6})([mhdw])$")
 
-EventName = Literal["price_down", "price_up", "found", "not_found", "offer_changed"]
+EventName = Literal["price_down", "price_up", "found", "not_found", "offer_changed", "undercut"]
 
 
 def every_seconds(text: str) -> int:
@@ -73,8 +73,11 @@ class NotifyIn(BaseModel):
 
     events: list[EventName] | None = Field(
         None,
-        max_length=5,
-        description="Events to send; default price_down, price_up, found, not_found (offer_changed only when asked).",
+        max_length=6,
+        description=(
+            "Events to send; default price_down, price_up, found, not_found (offer_changed, and undercut — the "
+            "market's lowest went below the product's own price —, only when asked)."
+        ),
     )
     min_change_percent: Percent | None = Field(
         None, description="price_down and price_up only when the lowest price moved by at least this many percent."

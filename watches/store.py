@@ -20,7 +20,8 @@ from watches.spec import WatchProduct
 
 # Insert or update watches by (client, product_code). A new watch's first run is a uniform offset within its
 # interval (watches posted together spread over it); an existing watch keeps its schedule unless its interval
-# changed. RETURNING says which rows were inserted.
+# changed. A watch posted again unchanged (a downloaded sheet posted back) is not written at all: it returns no row.
+# RETURNING says which rows were inserted.
 UPSERT_SQL = """
 WITH input AS (
     SELECT *
@@ -49,6 +50,10 @@ SET product = EXCLUDED.product,
                        THEN watch.next_run_at ELSE EXCLUDED.next_run_at END,
     every_seconds = EXCLUDED.every_seconds,
     updated_at = now()
+WHERE (watch.product, watch.identity_key, watch.callback_url, watch.notify_events, watch.min_change_percent,
+       watch.every_seconds)
+      IS DISTINCT FROM (EXCLUDED.product, EXCLUDED.identity_key, EXCLUDED.callback_url, EXCLUDED.notify_events,
+                        EXCLUDED.min_change_percent, EXCLUDED.every_seconds)
 RETURNING product_code, (xmax = 0) AS created
 """
 
@@ -104,7 +109,8 @@ def upsert(client_id: int, specs: Sequence[WatchProduct], *, rng: random.Random 
     seen: set[str] = set()
     upserted = []
     for spec in specs:
-        upserted.append(Upserted(spec.product_code, created[spec.product_code] and spec.product_code not in seen))
+        written = created.get(spec.product_code, False)  # absent: an existing watch posted again unchanged
+        upserted.append(Upserted(spec.product_code, written and spec.product_code not in seen))
         seen.add(spec.product_code)
     return upserted
 
@@ -115,11 +121,19 @@ def set_paused(watch: Watch, paused: bool) -> None:
     watch.paused = paused
 
 
-def search_job(watch: Watch, *, priority: int = Priority.LOW, delay_seconds: float = 0.0) -> queue.NewJob:
-    """The SEARCH job of one run of `watch` (its payload names the watch); scheduled runs are low priority."""
+def search_job(
+    watch: Watch, *, priority: int = Priority.LOW, delay_seconds: float = 0.0, fresh: bool = False
+) -> queue.NewJob:
+    """The SEARCH job of one run of `watch` (its payload names the watch); scheduled runs are low priority.
+
+    A `fresh` run is searched in a browser on every marketplace it names, whatever is remembered (search/payload.py).
+    """
+    payload = {**watch.product, "client_id": watch.client_id, "watch_id": watch.pk}
+    if fresh:
+        payload["fresh"] = True
     return queue.NewJob(
         JobType.SEARCH,
-        {**watch.product, "client_id": watch.client_id, "watch_id": watch.pk},
+        payload,
         priority=priority,
         dedupe_key=search_dedupe_key(watch.client_id, watch.product_code),
         owner_id=watch.client_id,
@@ -128,9 +142,11 @@ def search_job(watch: Watch, *, priority: int = Priority.LOW, delay_seconds: flo
 
 
 def run_now(watch: Watch) -> queue.Enqueued:
-    """Search `watch` now, its next due time unchanged; an active search of its code is linked instead."""
+    """Search `watch` now in a browser, never answered by a reused result, its next due time unchanged; an active
+    search of its code is linked instead."""
     with transaction.atomic():
-        # The client asked for it now: at the priority of its own searches, ahead of the scheduled runs.
-        enqueued = queue.enqueue(search_job(watch, priority=Priority.NORMAL))
+        # The client asked for it now: at the priority of its own searches, ahead of the scheduled runs. A shop
+        # presses "run now" because it believes the price changed: reuse (watches/reuse.py) is for the schedule.
+        enqueued = queue.enqueue(search_job(watch, priority=Priority.NORMAL, fresh=True))
         Watch.objects.filter(pk=watch.pk).update(pending_job_id=enqueued.job_id)
     return enqueued

@@ -5,6 +5,10 @@ Two markups are read:
   with every deploy, so elements are found by class-name PREFIX, never by the whole class.
 - legacy: `#productList li.search-product`, `.name`, `strong.price-value`, `.search-product__ad-badge`.
 
+Each card's delivery wording (무료배송, 배송비 N원, free from an amount, or nothing but a Rocket badge) becomes
+the listing's `shipping_fee` and `free_shipping_over` (search/sources/delivery.py reads the words); a card that
+says nothing of the fee leaves both None.
+
 Decoys next to the sale price are never taken for it: the original price (in a <del>), the discount rate,
 a unit price such as "(10개당 2,190원)", and cashback ("최대 1,495원 적립").
 
@@ -18,6 +22,7 @@ import functools
 import logging
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from django.conf import settings
@@ -25,6 +30,7 @@ from lxml import etree
 
 from search.listings import Listing
 from search.sources.base import MarketplaceSource, ParsedPage
+from search.sources.delivery import read_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +41,12 @@ IMAGE_PREFIXES = ("ProductUnit_productImage",)
 PRICE_AREA_PREFIXES = ("PriceArea_priceArea__",)
 PRICE_VALUE_PREFIXES = ("Price_priceValue__",)
 AD_MARK_PREFIXES = ("AdMark_adMark__",)
+DELIVERY_PREFIXES = ("DeliveryInfo_",)  # DeliveryInfo_delivery__…, DeliveryInfo_deliveryFee__…
 
 # Class-name fragments (lower case) that mark what must not be read as the sale price.
 UNIT_PRICE_FRAGMENTS = ("unitprice", "unit-price")
 SELLER_FRAGMENTS = ("vendorname", "vendor-name", "sellername", "seller-name")
+DELIVERY_FRAGMENTS = ("delivery", "shipping")
 
 NO_RESULT_TEXT = "검색결과가없습니다"  # compared with all whitespace removed
 SOLD_OUT_WORDS = ("일시품절", "품절")
@@ -283,6 +291,24 @@ def _seller(card) -> str | None:
     return seller or None
 
 
+def _delivery_words(elements, is_thumbnail) -> str:
+    """The text and badge alt texts of a card's delivery elements (nested ones read once, by their outermost)."""
+    words = []
+    for element in elements:
+        if _inside(element, lambda parent: any(parent is other for other in elements)):
+            continue
+        words.append(_text(element))
+        words.extend(image.get("alt") or "" for image in element.iter("img") if not (_inside(image, is_thumbnail)))
+    return " ".join(words)
+
+
+def _with_delivery(listing: Listing, words: str) -> Listing:
+    delivery = read_delivery(words)
+    if delivery.fee is None and delivery.free_over is None:
+        return listing
+    return replace(listing, shipping_fee=delivery.fee_at(listing.price), free_shipping_over=delivery.free_over)
+
+
 def _link_and_id(card, base_url: str, id_attributes: tuple[str, ...]) -> tuple[str | None, str | None]:
     links = [anchor.get("href") or "" for anchor in card.iter("a")]
     href = next((link for link in links if PRODUCT_PATH.search(link)), None) or next(
@@ -334,7 +360,7 @@ def _read_current_card(card, base_url: str) -> Listing | None:
     url, product_id = _link_and_id(card, base_url, ("data-product-id", "data-id"))
     if not title or price is None or url is None:
         return None
-    return Listing(
+    listing = Listing(
         title=title,
         price=price,
         url=url,
@@ -344,6 +370,8 @@ def _read_current_card(card, base_url: str) -> Listing | None:
         sold_out=_sold_out(card, title_element),
         ad=_first_with_class_prefix(card, AD_MARK_PREFIXES) is not None,
     )
+    delivery = _with_class_prefix(card, DELIVERY_PREFIXES)
+    return _with_delivery(listing, _delivery_words(delivery, _is_current_thumbnail))
 
 
 # --- Legacy markup --------------------------------------------------------------------------------------
@@ -375,7 +403,7 @@ def _read_legacy_card(card, base_url: str) -> Listing | None:
     rocket = _rocket(card, _is_legacy_thumbnail) or (
         _first(card, lambda element: {"badge", "rocket"} <= set(_classes(element))) is not None
     )
-    return Listing(
+    listing = Listing(
         title=title,
         price=price,
         url=url,
@@ -385,3 +413,5 @@ def _read_legacy_card(card, base_url: str) -> Listing | None:
         sold_out=_sold_out(card, title_element),
         ad=ad,
     )
+    delivery = [element for element in _elements(card) if _has_class_fragment(element, DELIVERY_FRAGMENTS)]
+    return _with_delivery(listing, _delivery_words(delivery, _is_legacy_thumbnail))

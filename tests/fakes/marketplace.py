@@ -8,7 +8,10 @@ Scripting (all thread-safe):
 - `set_results(query, listings, *, markup="current"|"legacy")` — the page for `query` (exact, stripped).
   Each listing is a dict: `title`, `price` (int, won) and optionally `original_price` (shown struck through in
   a <del>, with the discount rate), `unit_price_text` (e.g. "(10개당 2,190원)"), `product_id` or `url`
-  ("/vp/products/<id>…"), `seller`, `rocket`, `sold_out`, `ad`. An empty list serves the empty-result page.
+  ("/vp/products/<id>…"), `seller`, `rocket`, `sold_out`, `ad`, and `delivery`: what the card says of the
+  delivery fee — absent/None: nothing (a Rocket card shows its badge only); "free": 무료배송 (a badge image in
+  current markup, text in legacy); an int: 배송비 N원; {"fee": N, "free_over": M}: 배송비 N원 (M원 이상 구매 시
+  무료); {"free_over": M}: M원 이상 무료배송. An empty list serves the empty-result page.
   A query with no results set gets the empty-result page (검색결과가 없습니다) in current markup.
 - `set_behaviour(query_or_None, kind, *, times=None, delay_seconds=5.0)` — misbehave for `query` (None: for
   every query; a query's own behaviour wins) for the next `times` search requests (None: until reset). Kinds:
@@ -131,11 +134,13 @@ class FakeListing:
     rocket: bool = False
     sold_out: bool = False
     ad: bool = False
+    delivery: str | int | tuple[int | None, int] | None = None
+    """None, "free", a fee, or (fee or None, free from this amount)."""
 
     @classmethod
     def from_dict(cls, data: dict) -> FakeListing:
         known = {"title", "price", "original_price", "unit_price_text", "url", "product_id", "seller", "rocket"}
-        known |= {"sold_out", "ad"}
+        known |= {"sold_out", "ad", "delivery"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown listing keys: {sorted(unknown)}")
@@ -163,7 +168,22 @@ class FakeListing:
             rocket=bool(data.get("rocket", False)),
             sold_out=bool(data.get("sold_out", False)),
             ad=bool(data.get("ad", False)),
+            delivery=_delivery(data.get("delivery")),
         )
+
+    @property
+    def delivery_text(self) -> str:
+        """The card's delivery wording as Coupang writes it ("" when it says nothing of the fee)."""
+        if self.delivery is None:
+            return ""
+        if self.delivery == "free":
+            return "무료배송"
+        if isinstance(self.delivery, int):
+            return f"배송비 {won(self.delivery)}"
+        fee, free_over = self.delivery
+        if fee is None:
+            return f"{won(free_over)} 이상 무료배송"
+        return f"배송비 {won(fee)} ({won(free_over)} 이상 구매 시 무료)"
 
     @property
     def discount_rate(self) -> int | None:
@@ -180,6 +200,16 @@ class FakeListing:
     @property
     def cashback(self) -> int:
         return max(10, self.price // 100)
+
+
+def _delivery(value) -> str | int | tuple[int | None, int] | None:
+    if value is None or value == "free":
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, dict) and set(value) <= {"fee", "free_over"} and isinstance(value.get("free_over"), int):
+        return (value.get("fee"), value["free_over"])
+    raise ValueError(f"delivery must be None, 'free', a fee or {{'fee'?, 'free_over'}}, not {value!r}")
 
 
 def won(amount: int) -> str:
@@ -267,9 +297,15 @@ def render_current_listing(item: FakeListing) -> str:
         f'<span class="UnitPrice_unitPrice__R_ZcA">{esc(item.unit_price_text)}</span>' if item.unit_price_text else ""
     )
     if item.rocket:
+        # 무료반품 (free returns) beside the badge is not about delivery.
         badge = '<img class="ImageBadge_badge__sQ4uF" src="/images/badges/logo_rocket_large@3x.png" alt="로켓배송">'
+        badge += '<span class="DeliveryInfo_returns__p2Wq7">무료반품</span>'
     else:
-        badge = '<img class="ImageBadge_badge__sQ4uF" src="/images/badges/free-shipping.png" alt="무료배송">'
+        badge = '<img class="ImageBadge_badge__sQ4uF" src="/images/badges/seller-delivery.png" alt="판매자배송">'
+    if item.delivery == "free":
+        badge += '<img class="ImageBadge_badge__sQ4uF" src="/images/badges/free-shipping.png" alt="무료배송">'
+    elif item.delivery is not None:
+        badge += f'<span class="DeliveryInfo_deliveryFee__k2Jd8">{esc(item.delivery_text)}</span>'
     seller = f'<div class="VendorInfo_vendorName__b0kJd">판매자: {esc(item.seller)}</div>' if item.seller else ""
     sold_out = '<div class="ProductUnit_soldOutBadge__x9Kd2">일시품절</div>' if item.sold_out else ""
     ad = '<div class="AdMark_adMark__KPMsC"><span class="AdMark_text__n0hVe">AD</span></div>' if item.ad else ""
@@ -332,6 +368,7 @@ def render_legacy_listing(item: FakeListing) -> str:
         else ""
     )
     unit = f'<span class="unit-price">{esc(item.unit_price_text)}</span>' if item.unit_price_text else ""
+    delivery = f'<span class="shipping-fee">{esc(item.delivery_text)}</span>' if item.delivery_text else ""
     seller = f'<span class="vendor-name">{esc(item.seller)}</span>' if item.seller else ""
     sold_out = '<div class="out-of-stock">품절</div>' if item.sold_out else ""
     return f"""<li class="{classes}" id="{esc(item.product_id)}" data-product-id="{esc(item.product_id)}">
@@ -343,6 +380,7 @@ def render_legacy_listing(item: FakeListing) -> str:
 <div class="price-area"><div class="price-wrap"><div class="price">{price_info}
 <em class="sale discount isInstantDiscount"><strong class="price-value">{item.price:,}</strong>원</em>{rocket}</div>
 {unit}</div></div>
+<div class="delivery">{delivery}<em class="arrival-info">내일(화) 도착 보장</em></div>
 <div class="other-info"><span class="reward-cash-txt">최대 {won(item.cashback)} 적립</span>{seller}</div>
 {sold_out}
 </div></dd></dl></a></li>"""

@@ -8,6 +8,7 @@ import pytest
 
 from search.sources.base import ParsedPage
 from search.sources.coupang import CoupangSource, parse_result_page
+from search.sources.delivery import read_delivery
 from tests.fakes import marketplace as fake
 
 BASE = "https://www.coupang.test"
@@ -22,7 +23,7 @@ BUDS = {
     "seller": "삼성전자 공식스토어",
     "rocket": True,
 }
-CASE = {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": 9_900, "original_price": 15_000}
+CASE = {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": 9_900, "original_price": 15_000, "delivery": "free"}
 MASKS = {
     "title": "KF94 마스크 대형 100매",
     "price": 21_900,
@@ -149,6 +150,73 @@ def test_the_rocket_badge_is_recognised_by_alt_or_src(badge):
     </a></li></ul>"""
 
     assert parse(html).listings[0].rocket
+
+
+@pytest.mark.parametrize("markup", ["current", "legacy"])
+@pytest.mark.parametrize(
+    ("delivery", "price", "shipping_fee", "free_shipping_over"),
+    [
+        pytest.param("free", 9_900, 0, None, id="무료배송"),
+        pytest.param(3_000, 9_900, 3_000, None, id="배송비 N원"),
+        pytest.param({"fee": 3_000, "free_over": 19_800}, 9_900, 3_000, 19_800, id="fee below the threshold"),
+        pytest.param({"fee": 3_000, "free_over": 19_800}, 19_800, 0, 19_800, id="free at the threshold"),
+        pytest.param({"free_over": 30_000}, 45_000, 0, 30_000, id="threshold only, price above it"),
+        pytest.param({"free_over": 30_000}, 9_900, None, 30_000, id="threshold only, fee unsaid below it"),
+        pytest.param(None, 9_900, None, None, id="nothing said"),
+    ],
+)
+def test_the_delivery_fee_a_buyer_pays_is_read_from_each_wording(
+    markup, delivery, price, shipping_fee, free_shipping_over
+):
+    card = {"title": "갤럭시 버즈3 프로 케이스 실리콘 커버", "price": price, "delivery": delivery}
+    html = render([card], markup)
+
+    [listing] = parse(html).listings
+
+    assert (listing.shipping_fee, listing.free_shipping_over) == (shipping_fee, free_shipping_over)
+    assert listing.price == price  # the fee and the threshold are never taken for the price
+
+
+@pytest.mark.parametrize("markup", ["current", "legacy"])
+def test_a_rocket_card_that_names_no_fee_has_none_and_its_free_returns_are_not_free_delivery(markup):
+    rocket = {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630", "price": 189_000, "rocket": True}
+    with_free = {**rocket, "title": "삼성전자 갤럭시 버즈3 SM-R530", "delivery": "free"}
+    html = render([rocket, with_free], markup)
+    if markup == "current":
+        assert "무료반품" in html
+
+    listings = by_title(parse(html))
+
+    assert listings[rocket["title"]].rocket
+    assert listings[rocket["title"]].shipping_fee is None
+    assert (listings[with_free["title"]].rocket, listings[with_free["title"]].shipping_fee) == (True, 0)
+
+
+def test_무료배송_in_a_title_says_nothing_of_the_delivery_fee():
+    [listing] = parse(render([{"title": "아이드롭 10ml 무료배송 특가", "price": 5_900}])).listings
+
+    assert listing.shipping_fee is None
+
+
+@pytest.mark.parametrize(
+    ("words", "fee", "free_over"),
+    [
+        ("무료배송", 0, None),
+        ("배송비 무료", 0, None),
+        ("배송비: 2,500원", 2_500, None),
+        ("배송비3000원", 3_000, None),
+        ("+3,000원 배송", 3_000, None),
+        ("배송비 3,000원 (19,800원 이상 구매 시 무료)", 3_000, 19_800),
+        ("19,800원이상 주문시 무료배송", None, 19_800),
+        ("무료배송 (19,800원 이상)", None, 19_800),
+        ("로켓배송 내일(화) 도착 보장 무료반품", None, None),
+        ("", None, None),
+    ],
+)
+def test_delivery_wordings_as_storefronts_write_them(words, fee, free_over):
+    delivery = read_delivery(words)
+
+    assert (delivery.fee, delivery.free_over) == (fee, free_over)
 
 
 @pytest.mark.parametrize("markup", ["current", "legacy"])

@@ -179,6 +179,27 @@ def test_the_handler_finds_the_lowest_price_records_it_and_enqueues_the_webhook(
 
 @pytest.mark.browser
 @pytest.mark.django_db
+@pytest.mark.parametrize("markup", ["current", "legacy"])
+def test_the_lowest_is_by_listing_price_and_carries_the_shipping_fee_its_card_states(worker_browser, markup):
+    listings = [
+        # Cheaper to buy (21,900 delivered free) but dearer by listing price: the lowest stays by price (§4).
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 실버", "price": 201_900, "delivery": "free"},
+        {"title": "삼성전자 갤럭시 버즈3 프로 SM-R630 화이트", "price": 199_000, "delivery": 3_000},
+    ]
+    worker_browser.set_results(BUDS, listings, markup=markup)
+    job, context = claimed({"product_code": "BUDS-3", "product_name": BUDS, "model_code": "SM-R630"})
+
+    result = handler.run_search(job, context)
+
+    assert (result["lowest"]["price"], result["lowest"]["shipping_fee"]) == (199_000, 3_000)
+    assert [(match["price"], match.get("shipping_fee")) for match in result["matches"]] == [
+        (199_000, 3_000),
+        (201_900, 0),
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
 def test_without_a_callback_url_no_outbox_job_is_enqueued(worker_browser):
     worker_browser.set_results(BUDS, BUDS_LISTINGS)
     job, context = claimed({"product_code": "BUDS-2", "product_name": BUDS, "model_code": "SM-R630"})

@@ -104,6 +104,36 @@ def test_an_event_says_how_many_review_items_its_answer_left_open(shop):
     assert "open_review_items" not in plain.body
 
 
+@pytest.mark.django_db
+def test_undercut_is_recorded_once_per_crossing_below_the_shops_price_and_again_only_after_it_went_back_above(shop):
+    watch = a_watch(shop, price=100_000, notify={"events": ["undercut", "price_down"]})
+    kinds = [
+        [event.kind for event in record(watch.pk, result)]
+        for result in (
+            found(99_000),  # the baseline: below, but the first run sends nothing
+            found(101_000),  # back above
+            found(95_000),  # crossed below
+            found(94_000),  # still below: a price_down, no second undercut
+            NOT_FOUND,  # nothing seen: the crossing still stands
+            found(96_000),
+            found(100_000),  # at the shop's price: no longer undercut
+            found(97_000),  # below again
+        )
+    ]
+    assert kinds == [[], [], ["price_down", "undercut"], ["price_down"], [], [], [], ["price_down", "undercut"]]
+    event = WatchEvent.objects.filter(kind="undercut").order_by("seq").first()
+    assert (event.body["own_price"], event.body["gap_percent"]) == (100_000, 5.26)
+    assert event.body["current"]["lowest"]["price"] == 95_000
+    assert list(WatchEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.django_db
+def test_a_watch_without_its_own_price_is_never_undercut(shop):
+    watch = a_watch(shop, notify={"events": ["undercut"]})
+    assert [record(watch.pk, result) for result in (found(100_000), found(50_000))] == [[], []]
+    assert Watch.objects.get().position_since is None
+
+
 def release_backoff() -> None:
     """The backoff of the failed delivery is over (time passes)."""
     with connection.cursor() as cursor:

@@ -222,3 +222,87 @@ def test_a_reused_result_still_honours_the_watching_clients_own_rejection_of_its
     ]
     assert rejected
     assert all(verdict["source"] == "correction" and not verdict["same_product"] for verdict in rejected)
+
+
+def test_run_now_searches_the_marketplace_again_and_reports_the_moved_price_with_the_due_time_unchanged(
+    live_server, marketplace, settings
+):
+    # Reuse on, as deployed: a scheduled run would be answered by the watch's own previous result.
+    settings.LPS_RESULT_REUSE_SECONDS = 1800
+    shop = keys.issue_key("shop")
+    api = HttpCaller(live_server.url, shop.api_key)
+    marketplace.set_results(EARBUDS, earbuds(209_000))
+    watch = {"product_code": "SKU-1", "product_name": EARBUDS, "model_code": "SM-R630", "every": "1d"}
+    assert api.post("/v1/lps/watches", {"watches": [watch]}).status_code == 200
+    scheduler_pass()
+    run_worker()
+    before = api.get("/v1/lps/watches/SKU-1").json()["watch"]
+    assert before["last"]["lowest"]["price"] == 209_000
+
+    marketplace.set_results(EARBUDS, earbuds(189_000))
+    ran = api.post("/v1/lps/watches/SKU-1/run")
+    assert ran.status_code == 200, ran.text
+    assert ran.json()["duplicate"] is False
+    run_worker()
+
+    after = api.get("/v1/lps/watches/SKU-1").json()["watch"]
+    assert after["last"]["lowest"]["price"] == 189_000
+    assert "reused" not in after["last"]
+    assert after["next_run_at"] == before["next_run_at"]
+    assert [point["lowest"]["price"] for point in after["history"]] == [209_000, 189_000]
+    assert marketplace.search_queries == [EARBUDS, EARBUDS]
+    result = Job.objects.get(job_id=ran.json()["job_id"]).result
+    assert ("reused" in result, result["cached"]) == (False, False)
+
+
+def test_run_now_searches_a_product_the_negative_cache_holds_as_not_found_and_finds_it_once_it_is_listed(
+    live_server, marketplace
+):
+    shop = keys.issue_key("shop")
+    api = HttpCaller(live_server.url, shop.api_key)
+    marketplace.set_results(VACUUM, [])
+    watch = {"product_code": "SKU-2", "product_name": VACUUM, "model_code": "SV47", "every": "1d"}
+    assert api.post("/v1/lps/watches", {"watches": [watch]}).status_code == 200
+    scheduler_pass()
+    run_worker()
+    assert api.get("/v1/lps/watches/SKU-2").json()["watch"]["last"]["outcome"] == "not_found"
+    searched = len(marketplace.search_queries)
+
+    marketplace.set_results(VACUUM, [{"title": "다이슨 V15 디텍트 무선청소기 SV47 니켈", "price": 899_000}])
+    ran = api.post("/v1/lps/watches/SKU-2/run")
+    run_worker()
+
+    result = Job.objects.get(job_id=ran.json()["job_id"]).result
+    assert (result["outcome"], result["cached"]) == ("found", False)
+    assert result["lowest"]["price"] == 899_000
+    assert len(marketplace.search_queries) > searched
+
+
+def test_undercut_is_sent_signed_once_when_the_market_crosses_below_the_shops_price_and_again_after_it_went_above(
+    live_server, marketplace, webhook_receiver
+):
+    shop = keys.issue_key("shop")
+    api = HttpCaller(live_server.url, shop.api_key)
+    watch = {"product_code": "SKU-1", "product_name": EARBUDS, "model_code": "SM-R630", "price": 200_000,
+             "every": "6h", "callback_url": webhook_receiver.url("/events"),
+             "notify": {"events": ["undercut"]}}  # fmt: skip
+    assert api.post("/v1/lps/watches", {"watches": [watch]}).status_code == 200
+    sent = []
+    for market_price in (210_000, 195_000, 190_000, 205_000, 198_000):
+        marketplace.set_results(EARBUDS, earbuds(market_price))
+        scheduler_pass()
+        run_worker()
+        sent.append(len(webhook_receiver.deliveries()))
+        if market_price == 190_000:
+            standing = api.get("/v1/lps/watches/SKU-1").json()["watch"]["position"]
+
+    assert sent == [0, 1, 1, 1, 2]
+    first, second = (json.loads(delivery.body) for delivery in webhook_receiver.deliveries())
+    assert all(signed_by(shop, delivery) for delivery in webhook_receiver.deliveries())
+    assert (first["event"], first["current"]["lowest"]["price"], first["own_price"]) == ("undercut", 195_000, 200_000)
+    assert (second["event"], second["current"]["lowest"]["price"], second["seq"]) == ("undercut", 198_000, 2)
+    assert {key: standing[key] for key in ("own_price", "market_price", "gap_won", "gap_percent", "undercut")} == {
+        "own_price": 200_000, "market_price": 190_000, "gap_won": 10_000, "gap_percent": 5.26, "undercut": True,
+    }  # fmt: skip
+    assert standing["marketplace"] == "coupang"
+    assert "since" in standing
