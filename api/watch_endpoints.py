@@ -26,6 +26,7 @@ from api.exceptions import ApiError
 from api.models import ApiClient
 from api.schemas import Omitted
 from api.submit import check_callback_urls
+from jobs.client_view import client_text
 from watches import store
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
@@ -220,7 +221,8 @@ def event_out(event: WatchEvent) -> dict[str, Any]:
     if event.delivered_at:
         out["delivered_at"] = event.delivered_at
     if event.last_error:
-        out["last_error"] = event.last_error
+        # Written for operators (what the receiver answered, how it failed): a client reads its own part only.
+        out["last_error"] = client_text(event.last_error)
     return out
 
 
