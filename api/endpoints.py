@@ -14,7 +14,7 @@ import uuid
 from typing import Annotated
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import DataError, InterfaceError, OperationalError
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -56,7 +56,7 @@ from api.schemas import (
 )
 from api.submit import submit_search
 from jobs import queue, queue_reads
-from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
+from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueDataRefused, QueueUnavailable
 from jobs.models import Job, JobStatus
 from lps_site.db_router import observing
 from search import stats
@@ -460,6 +460,19 @@ def _job_not_dead(request: HttpRequest, exc: JobNotDead) -> HttpResponse:
 def _duplicate(request: HttpRequest, exc: DuplicateActiveJob) -> HttpResponse:
     return failure(
         ResultCode.DB_ALREADY_SAME_KEY, str(exc), status=409, field="job_id", active_job_id=exc.active_job_id
+    )
+
+
+@api.exception_handler(QueueDataRefused)
+@api.exception_handler(DataError)
+def _data_refused(request: HttpRequest, exc: Exception) -> HttpResponse:
+    # A value the checks let through but a column cannot hold: the request's fault, so a 400 a client will not retry.
+    log.warning("API: the database refused a value on %s %s: %s", request.method, request.path, exc)
+    return failure(
+        ResultCode.INVALID_REQUEST_DATA,
+        "a value is too long or out of range for what LPS stores",
+        status=400,
+        field="body",
     )
 
 

@@ -32,6 +32,11 @@ class QueueUnavailable(JobsError):
     retryable = True
 
 
+class QueueDataRefused(JobsError):
+    """The database refused a value (too long for its column, out of range, not valid text): the request is at
+    fault, not the database, and trying again cannot help."""
+
+
 class JobDeadlineExceeded(JobsError):
     """The handler ran past its job type's deadline and was stopped."""
 

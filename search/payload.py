@@ -90,12 +90,27 @@ def _visible(value: str) -> str:
     return value
 
 
+def _at_most(max_length: int):
+    def check(value: str) -> str:
+        # Checked again once normalised: NFC may lengthen a text (U+FB2C is three code points in NFC), and what is
+        # stored, keyed and compared is the normalised text.
+        if len(value) > max_length:
+            raise PydanticCustomError(
+                "string_too_long",
+                "String should have at most {max_length} characters once Unicode-normalised (NFC)",
+                {"max_length": max_length},
+            )
+        return value
+
+    return AfterValidator(check)
+
+
 def _bounded(required: bool, max_length: int, *, name: bool = False) -> Any:
     pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
     constraints = StringConstraints(
         strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
     )
-    checks = [AfterValidator(_no_format_characters), AfterValidator(_nfc)]
+    checks = [AfterValidator(_no_format_characters), AfterValidator(_nfc), _at_most(max_length)]
     if required:
         checks.append(AfterValidator(_visible))
     if name:
