@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI, Path, Query
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.openapi.views import openapi_json
 from ninja.responses import Status
 
 from api import auth, corrections
@@ -493,6 +494,14 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     log.exception("API: unexpected error on %s %s", request.method, request.path)
     return failure(ResultCode.INTERNAL_EXCEPTION, "internal error", status=500)
+
+
+@csrf_exempt  # The document's path, whatever the method: a 405 for any but GET and HEAD, never the CSRF check's 403.
+def openapi_document(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    """`GET /v1/lps/openapi.json` (ninja's view); any other method is 405 with `Allow: GET, HEAD`."""
+    if request.method not in ("GET", "HEAD"):
+        return error_response(MethodNotAllowed(allowed=["GET", "HEAD"]))
+    return openapi_json(request, api=api)
 
 
 @csrf_exempt  # An API path, whatever the method: a 404, never the CSRF check's 403.
