@@ -1,9 +1,12 @@
 """Who is calling: the API key (X-API-Key or Authorization: Bearer), operator rights and the rate limits.
 
 Two limits, both over any 60-second span (api/ratelimit.py): LPS_API_RATE_LIMIT_PER_MINUTE requests per key, and
-LPS_API_KEY_FAILURES_PER_MINUTE wrong keys per client address (lps_site/client_address.py). Once an address is over
-the second, every keyed request from it is 429 before its key is looked at, right or wrong, so a 429 tells a
-guesser nothing about the key it sent.
+LPS_API_KEY_FAILURES_PER_MINUTE wrong keys per client address (lps_site/client_address.py) and key (its public
+prefix; anything not shaped like a key shares one). Once an address is over the second for a key, every request
+from it with that key is 429 before the key is looked at, right or wrong, so a 429 tells a guesser nothing about
+the secret it sent; another key from the same address (another tenant's, the operators' /metrics scrape) is not
+held back by it. The wrong key that passes the limit is itself a 429, decided by the count it added: many wrong
+keys sent at once get at most the limit's worth of 401s.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ def admit(raw_key: str | None, *, operator_only: bool, request: HttpRequest | No
     if not raw_key:
         return None
     failures_limit = settings.LPS_API_KEY_FAILURES_PER_MINUTE
-    failures = ratelimit.address_bucket(client_address(request) if request is not None else None)
+    address = client_address(request) if request is not None else None
+    failures = ratelimit.address_bucket(address, keys.prefix_of(raw_key))
     if failures_limit > 0:
         throttled = ratelimit.over_limit(failures, limit=failures_limit)
         if not throttled.allowed:
@@ -38,7 +42,14 @@ def admit(raw_key: str | None, *, operator_only: bool, request: HttpRequest | No
     client = keys.authenticate(raw_key)
     if client is None:
         if failures_limit > 0:
-            ratelimit.hit_bucket(failures, limit=failures_limit)
+            # Decided by the count this failure added (one statement), not by the peek above: requests racing
+            # past the peek together still get no more than the limit's worth of 401s.
+            counted = ratelimit.hit_bucket(failures, limit=failures_limit)
+            if not counted.allowed:
+                raise RateLimited(
+                    f"more than {failures_limit} wrong API keys in a minute from this address",
+                    retry_after=counted.retry_after,
+                )
         raise Unauthorized("the API key is not valid or was revoked")
     limit = settings.LPS_API_RATE_LIMIT_PER_MINUTE
     if limit > 0:

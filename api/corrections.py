@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from django.http import HttpRequest
 from ninja import NinjaAPI, Path, Query, Schema
 from ninja.responses import Status
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
 
 from api.codes import ResultCode
@@ -19,11 +19,18 @@ from api.models import ApiClient
 from corrections import correcting, reports
 from corrections.exceptions import CorrectionNotFound, JobNotCorrectable, ListingNotJudged
 from corrections.models import Author, Correction, PriceReport, Scope
-from search.payload import OPTIONAL_TEXT_PATTERN, TEXT_PATTERN
+from search.payload import OPTIONAL_TEXT_PATTERN, TEXT_PATTERN, refuse_format_characters
 
 Omitted = SkipJsonSchema[None]
 MarketplaceName = Literal["coupang", "naver"]
 NOTE_MAX = 2000
+# A note is shown in the admin and in verdict reasons: no direction override (U+202E) or other invisible format
+# character may make it read as something else there.
+Note = Annotated[
+    str,
+    StringConstraints(strict=True, max_length=NOTE_MAX, pattern=OPTIONAL_TEXT_PATTERN),
+    AfterValidator(refuse_format_characters),
+]
 # Module-level: the routes' annotations are read by name (this module has postponed annotations).
 JobIdPath = Annotated[uuid.UUID, Path(description="The job's id (a UUID).")]
 CorrectionIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, description="The correction's id.")]
@@ -42,9 +49,7 @@ class CorrectionIn(BaseModel):
         Field(..., description="The listing's marketplace product id, as the job's verdicts name it.")
     )
     same_product: StrictBool = Field(..., description="true: it is the product; false: it is not.")
-    note: Annotated[str, StringConstraints(strict=True, max_length=NOTE_MAX, pattern=OPTIONAL_TEXT_PATTERN)] | None = (
-        Field(None, description="Why, in a few words.")
-    )
+    note: Note | None = Field(None, description="Why, in a few words.")
     scope: Literal["client", "global"] = Field(
         "client",
         description="client: this client's product_code. global (operator keys only): every client's searches "
@@ -57,9 +62,7 @@ class ReportIn(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    note: Annotated[str, StringConstraints(strict=True, max_length=NOTE_MAX, pattern=OPTIONAL_TEXT_PATTERN)] | None = (
-        Field(None, description="What is wrong, in a few words.")
-    )
+    note: Note | None = Field(None, description="What is wrong, in a few words.")
 
 
 # --- Responses --------------------------------------------------------------------------------------------

@@ -14,12 +14,13 @@ import uuid
 from typing import Annotated
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import DataError, InterfaceError, OperationalError
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI, Path, Query
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.openapi.views import openapi_json
 from ninja.responses import Status
 
 from api import auth, corrections
@@ -56,7 +57,7 @@ from api.schemas import (
 )
 from api.submit import submit_search
 from jobs import queue, queue_reads
-from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
+from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueDataRefused, QueueUnavailable
 from jobs.models import Job, JobStatus
 from lps_site.db_router import observing
 from search import stats
@@ -463,6 +464,19 @@ def _duplicate(request: HttpRequest, exc: DuplicateActiveJob) -> HttpResponse:
     )
 
 
+@api.exception_handler(QueueDataRefused)
+@api.exception_handler(DataError)
+def _data_refused(request: HttpRequest, exc: Exception) -> HttpResponse:
+    # A value the checks let through but a column cannot hold: the request's fault, so a 400 a client will not retry.
+    log.warning("API: the database refused a value on %s %s: %s", request.method, request.path, exc)
+    return failure(
+        ResultCode.INVALID_REQUEST_DATA,
+        "a value is too long or out of range for what LPS stores",
+        status=400,
+        field="body",
+    )
+
+
 @api.exception_handler(QueueUnavailable)
 @api.exception_handler(OperationalError)
 @api.exception_handler(InterfaceError)
@@ -480,6 +494,14 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     log.exception("API: unexpected error on %s %s", request.method, request.path)
     return failure(ResultCode.INTERNAL_EXCEPTION, "internal error", status=500)
+
+
+@csrf_exempt  # The document's path, whatever the method: a 405 for any but GET and HEAD, never the CSRF check's 403.
+def openapi_document(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    """`GET /v1/lps/openapi.json` (ninja's view); any other method is 405 with `Allow: GET, HEAD`."""
+    if request.method not in ("GET", "HEAD"):
+        return error_response(MethodNotAllowed(allowed=["GET", "HEAD"]))
+    return openapi_json(request, api=api)
 
 
 @csrf_exempt  # An API path, whatever the method: a 404, never the CSRF check's 403.

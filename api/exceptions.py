@@ -4,18 +4,6 @@ from __future__ import annotations
 
 from api.codes import ResultCode
 
-# What follows this mark in a stored error is for operators only (the admin shows it; the API leaves it out): the
-# first bytes a webhook receiver answered, or the socket error that told an open port from a closed one. A client
-# that points its callback_url at a local page must not read that page back through its own job's error.
-OPERATOR_DETAIL_MARK = "\n[for operators] "
-
-
-def without_operator_detail(error: str | None) -> str | None:
-    """A stored error as a client may see it: everything before OPERATOR_DETAIL_MARK."""
-    if not error:
-        return error
-    return error.split(OPERATOR_DETAIL_MARK, 1)[0]
-
 
 class ApiError(Exception):
     """An API failure."""

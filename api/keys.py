@@ -79,6 +79,12 @@ def revoke(client: ApiClient) -> None:
     client.is_active = False
 
 
+def prefix_of(raw_key: str | None) -> str | None:
+    """The public prefix of something shaped like a key (`lps_<prefix>_…`), else None."""
+    match = KEY_PATTERN.fullmatch((raw_key or "").strip())
+    return match.group(1) if match else None
+
+
 def authenticate(raw_key: str | None) -> ApiClient | None:
     """Return the active client that holds `raw_key`, or None."""
     if not raw_key:

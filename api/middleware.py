@@ -2,7 +2,7 @@
 request body reaches the views as plain JSON bytes or not at all.
 
 - The Host header is checked here, before any other middleware asks for it: a bad one would otherwise be
-  Django's HTML 400.
+  Django's HTML 400; and a path that decodes to a control character (%00, %0a) is a 404 naming `path`.
 - A body is read whole here, whatever the endpoint, by api/request_body.py: it must be `Content-Type:
   application/json`, is decoded from gzip or chunked, and is refused (415, 413, 408, 400) before a view, an API
   key check or the database sees the request, so nothing is written. (A browser sends text/plain, form and
@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 
 from api.codes import ResultCode
 from api.envelope import error_response, failure
-from api.exceptions import ApiError, InvalidRequest
+from api.exceptions import ApiError, EndpointNotFound, InvalidRequest
 from api.request_body import JSON_MEDIA_TYPE, read_body
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,7 @@ class ApiEnvelopeMiddleware:
             return self.get_response(request)
         try:
             check_host(request)
+            check_path(request)
             read_body(request)
         except ApiError as exc:
             return error_response(exc)
@@ -66,6 +67,14 @@ def check_host(request: HttpRequest) -> None:
     except DisallowedHost as exc:
         log.warning("API: refused Host header: %s", exc)
         raise InvalidRequest("the Host header names a host this service does not answer for", field="Host") from exc
+
+
+def check_path(request: HttpRequest) -> None:
+    """Raise EndpointNotFound naming the path when, decoded, it holds a control character (%00, %0a): no
+    identifier of the API holds one, so nothing is at such a path, and PostgreSQL refuses NUL in a query (it was a
+    500)."""
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in request.path):
+        raise EndpointNotFound("nothing is at a path with control characters in it", field="path")
 
 
 def as_envelope(response: HttpResponse) -> HttpResponse:

@@ -131,8 +131,11 @@ def client_bucket(client_id: int) -> str:
     return f"client:{client_id}"
 
 
-def address_bucket(address: str | None) -> str:
-    return f"failed-key:{address or 'unknown'}"
+def address_bucket(address: str | None, key_prefix: str | None = None) -> str:
+    """The wrong-key bucket of one address and one key: the key's public prefix (`lps_<prefix>_…`), or one shared
+    `-` for anything that is no key at all. One tenant's wrong keys so lock out guesses at that key from that
+    address, never another tenant's valid key nor the operators' /metrics scrape behind the same address."""
+    return f"failed-key:{address or 'unknown'}:{key_prefix or '-'}"
 
 
 def hit(client_id: int, *, limit: int, at: int | None = None) -> Decision:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import math
 import zlib
 from typing import Any
 
@@ -95,6 +96,11 @@ def read_body(request: HttpRequest) -> None:
         if cause is not None:
             raise RequestTimedOut(str(cause) or None) from exc
         raise InvalidRequest("the request body ended before its declared length", field="body") from exc
+    except Exception as exc:
+        # The server's reader of a chunked body refuses its framing (a chunk size "zz" or "-3", a chunk without its
+        # CRLF): gunicorn raises its own parse errors, which are no OSError. The client's fault, in the envelope.
+        log.warning("API: unreadable request body: %r", exc)
+        raise InvalidRequest("the request body is not valid chunked transfer coding", field="body") from exc
     if len(raw) > limit:
         raise PayloadTooLarge(too_large)
     if not chunked and len(raw) < declared:
@@ -182,11 +188,24 @@ def _text(body: bytes) -> str:
         raise JsonParseFailed(f"the request body is not valid UTF-8 (byte {exc.start})", field="body") from exc
 
 
+def _finite_float(text: str) -> float:
+    # 1e999 is a valid JSON number that no float holds: Python reads it as infinity, which JSON cannot say.
+    value = float(text)
+    if math.isinf(value):
+        raise JsonParseFailed(f"the number {text[:40]} is too large", field="body")
+    return value
+
+
 def strict_loads(body: bytes) -> Any:
     """Parse a request body: UTF-8 JSON, no NaN or Infinity, no key twice in one object; raise JsonParseFailed."""
     text = _text(body)
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_object_without_duplicates)
+        return json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_object_without_duplicates,
+        )
     except JsonParseFailed:
         raise
     except (ValueError, RecursionError) as exc:

@@ -16,7 +16,7 @@ from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from api.exceptions import without_operator_detail
+from jobs.client_view import client_text
 from jobs.models import Job, JobStatus, Priority
 from lps_site.job_types import JobType
 from search.models import PriceSnapshot, Product
@@ -166,7 +166,7 @@ def job_out(job: Job) -> dict:
         "created_at": job.created_at,
         "updated_at": job.updated_at,
         "result": job.result,
-        "last_error": without_operator_detail(job.last_error),
+        "last_error": client_text(job.last_error),
     }
 
 
@@ -233,7 +233,7 @@ def job_row_out(job: Job) -> dict:
         "outcome": _text_or_none(result.get("outcome")),
         "lowest_price": lowest.get("price") if isinstance(lowest.get("price"), int) else None,
         "cost_usd": float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-        "error": without_operator_detail(job.last_error),
+        "error": client_text(job.last_error),
         "created_at": job.created_at,
         "updated_at": job.updated_at,
     }

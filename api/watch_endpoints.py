@@ -28,6 +28,7 @@ from api.request_body import is_csv
 from api.schemas import Omitted
 from api.submit import check_callback_urls
 from api.watch_sheets import report_response, wants_csv
+from jobs.client_view import client_text
 from watches import position, store
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
@@ -241,7 +242,8 @@ def event_out(event: WatchEvent) -> dict[str, Any]:
     if event.delivered_at:
         out["delivered_at"] = event.delivered_at
     if event.last_error:
-        out["last_error"] = event.last_error
+        # Written for operators (what the receiver answered, how it failed): a client reads its own part only.
+        out["last_error"] = client_text(event.last_error)
     return out
 
 

@@ -11,7 +11,7 @@ attempts are spent (then DEAD, requeueable by an operator).
 
 A failed attempt's error says, to the client, the status and its standard reason ("HTTP 500 Internal Server
 Error") or that the receiver could not be reached; what the receiver answered, and how the connection failed,
-follow for operators only (api/exceptions.OPERATOR_DETAIL_MARK), so that a callback pointed at a local page
+follow for operators only (jobs/client_view.py), so that a callback pointed at a local page
 cannot read it back through the job's error, nor tell an open port from a closed one.
 """
 
@@ -33,7 +33,6 @@ from api import metrics
 from api.callbacks import CheckedCallback, check_callback_url
 from api.envelope import dumps
 from api.exceptions import (
-    OPERATOR_DETAIL_MARK,
     ApiError,
     WebhookRejected,
     WebhookUndeliverable,
@@ -41,6 +40,7 @@ from api.exceptions import (
 )
 from api.models import ApiClient
 from jobs import handlers
+from jobs.client_view import OPERATOR_DETAIL_MARK
 from jobs.handlers import JobContext
 from jobs.queue import ClaimedJob
 from lps_site.job_types import JobType

@@ -32,6 +32,14 @@ class QueueUnavailable(JobsError):
     retryable = True
 
 
+class QueueDataRefused(QueueUnavailable):
+    """The database refused a value (too long for its column, out of range, not valid text): the request is at
+    fault, not the database, and trying again cannot help. The API answers it 400; it is a QueueUnavailable so that
+    the worker's and the reaper's loops, which wait out what they cannot write, keep doing so rather than stop."""
+
+    retryable = False
+
+
 class JobDeadlineExceeded(JobsError):
     """The handler ran past its job type's deadline and was stopped."""
 

@@ -46,8 +46,33 @@ class JobContextFilter(logging.Filter):
         return True
 
 
+# Every control character but the tab, escaped in a plain line's message: a path or a product code that carries a
+# line feed (a client's %0a) must not start a line of its own that reads as another record.
+_ESCAPED = {code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0A, 0x20), 0x7F)} | {
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+    0x85: "\\x85",
+}
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks and other control characters escaped (a log line's message stays one line)."""
+    return text.translate(_ESCAPED)
+
+
 class PlainFormatter(logging.Formatter):
-    """The plain text format, with ` [job_id=… attempt=… job_type=… worker_id=…]` on a job's lines."""
+    """The plain text format, with ` [job_id=… attempt=… job_type=… worker_id=…]` on a job's lines; a message
+    is always one line (its control characters escaped); a traceback follows on its own lines as usual."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        message = record.message
+        record.message = one_line(message)
+        try:
+            return super().formatMessage(record)
+        finally:
+            record.message = message
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import psycopg
-from django.db import DatabaseError, IntegrityError, connections, transaction
+from django.db import DatabaseError, DataError, IntegrityError, connections, transaction
 from django.utils import timezone
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueUnavailable
+from jobs.exceptions import DuplicateActiveJob, JobNotDead, JobNotFound, QueueDataRefused, QueueUnavailable
 from jobs.models import Job, JobStatus, Priority
 from jobs.statements import execute as _execute
 from jobs.statements import run as _run
@@ -355,6 +355,8 @@ def one_transaction(using: str = "default") -> Iterator[None]:
             yield
     except IntegrityError:
         raise
+    except DataError as exc:
+        raise QueueDataRefused(str(exc)) from exc
     except DatabaseError as exc:
         connections[using].close_if_unusable_or_obsolete()
         raise QueueUnavailable(str(exc)) from exc

@@ -6,9 +6,9 @@ that an outage looks the same to every caller and a broken connection is always 
 
 from __future__ import annotations
 
-from django.db import DatabaseError, IntegrityError, connections
+from django.db import DatabaseError, DataError, IntegrityError, connections
 
-from jobs.exceptions import QueueUnavailable
+from jobs.exceptions import QueueDataRefused, QueueUnavailable
 from jobs.models import ACTIVE_STATUSES, JobStatus
 
 # The status codes as the queue's SQL spells them: {PENDING}, {RUNNING}, {DONE}, {DEAD}, and the lists {ACTIVE}
@@ -45,6 +45,11 @@ def execute(sql: str, params: dict | None = None, *, using: str = "default") -> 
             return (cursor.fetchall() if cursor.description else []), cursor.rowcount
     except IntegrityError:
         raise
+    except DataError as exc:
+        # A value the database refused is the caller's fault, not an outage (a 400, never a 503 retried for ever).
+        if connections[using].in_atomic_block:
+            raise
+        raise QueueDataRefused(str(exc)) from exc
     except DatabaseError as exc:
         if connections[using].in_atomic_block:
             raise

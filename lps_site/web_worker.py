@@ -12,6 +12,9 @@ phase of a request:
   `BodyReadTimeout` (a TimeoutError) in the application, which answers the 408 envelope itself (api/);
 - every write of the answer: `write_seconds`, against a client that does not read.
 
+Every error gunicorn answers itself (a request line or header it cannot parse, a URI too long, an unsupported
+transfer coding, a malformed chunk) is the API's JSON envelope too, not gunicorn's HTML page (`write_json_error`).
+
 The deadlines are on the whole phase, not on each read: a client sending one byte a second gets no further than
 one sending nothing. A worker also stops accepting connections while all of its threads are busy, so that a new
 connection waits in the kernel's queue for a worker with a free thread instead of queueing behind stalled ones.
@@ -27,6 +30,7 @@ import socket
 import time
 from dataclasses import dataclass
 
+from gunicorn import util as gunicorn_util
 from gunicorn.workers import gthread
 
 # The API's result code for "the request did not arrive in time" (api.codes.ResultCode.HTTP_REQUEST_TIMEOUT):
@@ -139,6 +143,31 @@ class DeadlineSocket:
             self._sock.settimeout(self._requested)
 
 
+# What gunicorn's own error answers (a request line it cannot parse, a URI too long, a transfer coding it does not
+# support, a malformed chunk) carry as the API's result code: the request's fault, or the server's.
+RESULT_CODE_BY_STATUS = {403: 403, 500: 102}
+CLIENT_ERROR_CODE = 101  # api.codes.ResultCode.INVALID_REQUEST_DATA
+SERVER_ERROR_CODE = 102  # api.codes.ResultCode.INTERNAL_EXCEPTION
+
+
+def error_answer(status: int, reason: str, message: str) -> bytes:
+    """The raw HTTP answer for an error gunicorn answers itself: the API's JSON envelope, the connection closed."""
+    code = RESULT_CODE_BY_STATUS.get(status, CLIENT_ERROR_CODE if status < 500 else SERVER_ERROR_CODE)
+    body = json.dumps({"result": code, "error": message or reason}).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/json; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+def write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn.util.write_error's place in this worker: the envelope instead of an HTML page."""
+    gunicorn_util.write_nonblock(sock, error_answer(int(status_int), str(reason), str(mesg)))
+
+
 def timeout_answer(message: str) -> bytes:
     """The raw HTTP 408 answer: the API's envelope, and the connection closed."""
     body = json.dumps({"result": REQUEST_TIMEOUT_CODE, "error": message}).encode()
@@ -163,6 +192,9 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
 
     def init_process(self) -> None:
         gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT_SECONDS
+        # gunicorn answers what never reaches the application (400, 414, 431, 501, a malformed chunk) through
+        # util.write_error, an HTML page; in this worker's process it is the API's envelope.
+        gunicorn_util.write_error = write_json_error
         super().init_process()
 
     # --- Deadlines --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
+from jobs.client_view import with_operator_detail
 from jobs.exceptions import JobDeadlineExceeded
 from search import metrics, naver_quota
 from search.exceptions import NaverFailed, NaverRejected
@@ -49,7 +50,11 @@ def shared_naver() -> NaverSource:
     global _naver, _naver_config
     credentials = naver_credentials()
     if credentials is None:
-        raise NaverRejected("Naver is not configured: set NAVER_CLIENT_ID and NAVER_CLIENT_SECRET")
+        raise NaverRejected(
+            with_operator_detail(
+                "Naver is not available on this deployment", "set NAVER_CLIENT_ID and NAVER_CLIENT_SECRET"
+            )
+        )
     config = (settings.LPS_NAVER_URL, credentials, settings.LPS_NAVER_TIMEOUT_SECONDS)
     with _naver_lock:
         if _naver is None or _naver_config != config:

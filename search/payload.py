@@ -50,21 +50,32 @@ PRICE_MAX = 2_147_483_647
 OBJECT_ERRORS = ("model_type", "dict_type", "model_attributes_type")
 
 
+# Letters that show nothing: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and the blank braille pattern.
+BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Refused anywhere in an identifier or a note: format characters (Cf: zero-width characters, BOM, direction
+# overrides such as U+202E) and the line and paragraph separators U+2028/U+2029 (Zl, Zp), which break a line.
+REFUSED_CATEGORIES = ("Cf", "Zl", "Zp")
+
+
+def _shows(char: str) -> bool:
+    category = unicodedata.category(char)
+    return not (char.isspace() or category in REFUSED_CATEGORIES or category[0] == "M" or char in BLANK_CHARACTERS)
+
+
 def has_visible_character(text: str) -> bool:
-    """Whether `text` shows anything once Unicode-normalised: spaces and format characters (category Cf: zero-width
-    space U+200B, BOM U+FEFF, direction marks, …) do not count."""
-    return any(
-        not char.isspace() and unicodedata.category(char) != "Cf" for char in unicodedata.normalize("NFKC", text)
-    )
+    """Whether `text` shows anything once Unicode-normalised: spaces (the no-break space too), format characters
+    (category Cf: zero-width space U+200B, BOM U+FEFF, direction marks, …), combining marks on nothing and the
+    blank letters (Hangul fillers, the blank braille pattern) do not count."""
+    return any(_shows(char) for char in unicodedata.normalize("NFKC", text))
 
 
 def _strip(value: str) -> str:
     return value.strip()
 
 
-def _no_format_characters(value: str) -> str:
+def refuse_format_characters(value: str) -> str:
     for char in value:
-        if unicodedata.category(char) == "Cf":
+        if unicodedata.category(char) in REFUSED_CATEGORIES:
             raise PydanticCustomError(
                 "string_format_character",
                 f"must not contain invisible format or direction characters (U+{ord(char):04X})",
@@ -78,7 +89,7 @@ def _nfc(value: str) -> str:
 
 def _has_letter_or_digit(value: str) -> str:
     # A name of combining marks or punctuation alone is nothing a marketplace can search for.
-    if not any(unicodedata.category(char)[0] in "LN" for char in value):
+    if not any(unicodedata.category(char)[0] in "LN" and char not in BLANK_CHARACTERS for char in value):
         raise PydanticCustomError("string_no_letter", "must contain a letter or a digit")
     return value
 
@@ -90,12 +101,27 @@ def _visible(value: str) -> str:
     return value
 
 
+def _at_most(max_length: int):
+    def check(value: str) -> str:
+        # Checked again once normalised: NFC may lengthen a text (U+FB2C is three code points in NFC), and what is
+        # stored, keyed and compared is the normalised text.
+        if len(value) > max_length:
+            raise PydanticCustomError(
+                "string_too_long",
+                "String should have at most {max_length} characters once Unicode-normalised (NFC)",
+                {"max_length": max_length},
+            )
+        return value
+
+    return AfterValidator(check)
+
+
 def _bounded(required: bool, max_length: int, *, name: bool = False) -> Any:
     pattern = TEXT_PATTERN if required else OPTIONAL_TEXT_PATTERN
     constraints = StringConstraints(
         strict=True, min_length=1 if required else 0, max_length=max_length, pattern=pattern
     )
-    checks = [AfterValidator(_no_format_characters), AfterValidator(_nfc)]
+    checks = [AfterValidator(refuse_format_characters), AfterValidator(_nfc), _at_most(max_length)]
     if required:
         checks.append(AfterValidator(_visible))
     if name:

@@ -20,14 +20,15 @@ EVERY_PATTERN = (
     r"^(?:(?:6[0-9]|[7-9][0-9]|[1-9][0-9]{2}|[1-9][0-9]{3}|100[0-7][0-9]|10080)m"
     r"|(?:[1-9]|[1-9][0-9]|1[0-5][0-9]|16[0-8])h|[1-7]d|1w)$"
 )
-_EVERY = re.compile(r"^(\d{1,6})([mhdw])$")
+# ASCII digits only, and nothing after the unit (`$` would let "6h\n" through; \d, "\u0666h").
+_EVERY = re.compile(r"([0-9]{1,6})([mhdw])")
 
 EventName = Literal["price_down", "price_up", "found", "not_found", "offer_changed", "undercut"]
 
 
 def every_seconds(text: str) -> int:
     """`"6h"` → 21600; raise ValueError unless it is a whole number of m, h, d or w within 1 h … 7 d."""
-    match = _EVERY.match(text)
+    match = _EVERY.fullmatch(text)
     if match is None or (match.group(1).startswith("0")):
         raise ValueError("must be a number and a unit: m, h, d or w (e.g. 90m, 6h, 1d)")
     seconds = int(match.group(1)) * UNITS[match.group(2)]

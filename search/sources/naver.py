@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import httpx2
 
+from jobs.client_view import with_operator_detail
 from search.exceptions import NaverFailed, NaverRejected
 from search.listings import Listing, SearchPage
 
@@ -151,7 +152,7 @@ class NaverSource:
         except httpx2.TimeoutException as exc:
             raise NaverFailed(f"Naver's Search API did not answer {query!r} within {bound:.0f} s") from exc
         except httpx2.HTTPError as exc:
-            raise NaverFailed(f"Naver's Search API could not be reached: {exc}") from exc
+            raise NaverFailed(with_operator_detail("Naver's Search API could not be reached", repr(exc))) from exc
         body = response.content
         if response.status_code != 200:
             raise _error(response.status_code, body)
@@ -185,16 +186,23 @@ def _error(status: int, body: bytes) -> NaverFailed | NaverRejected:
     except ValueError:
         pass
     said = f" ({code}: {message})" if code or message else ""
+    # Naver's own words and what to change in LPS's settings are the operators'; a client reads that the
+    # marketplace refused LPS (jobs/client_view.py).
     if status in (401, 403):
         return NaverRejected(
-            f"Naver's Search API rejected the credentials with HTTP {status}{said}: check NAVER_CLIENT_ID and "
-            "NAVER_CLIENT_SECRET, and that the application has the Search API enabled",
+            with_operator_detail(
+                f"Naver's Search API refused LPS's credentials (HTTP {status})",
+                f"Naver said{said or ' nothing'}: check NAVER_CLIENT_ID and NAVER_CLIENT_SECRET, and that the "
+                "application has the Search API enabled",
+            ),
             http_status=status,
             error_code=code,
         )
     if code in REJECTED_CODES:
         return NaverRejected(
-            f"Naver's Search API refused the request with HTTP {status}{said}", http_status=status, error_code=code
+            with_operator_detail(f"Naver's Search API refused LPS's request (HTTP {status})", f"Naver said{said}"),
+            http_status=status,
+            error_code=code,
         )
     if status == 429:
         return NaverFailed(

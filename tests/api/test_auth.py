@@ -228,10 +228,13 @@ def _stats(client, key: str, address: str):
     return client.get("/v1/lps/queue/stats", headers={"X-API-Key": key}, REMOTE_ADDR=address)
 
 
-def test_an_address_that_sends_too_many_wrong_keys_is_429_whatever_key_it_sends_next(client, shop, settings):
+def test_an_address_that_sends_too_many_wrong_secrets_for_a_key_is_429_for_that_key_right_or_wrong(
+    client, shop, settings
+):
     settings.LPS_API_KEY_FAILURES_PER_MINUTE = 3
-    wrong = [_stats(client, f"lps_{'0' * 12}_{'x' * 43}", "203.0.113.7").status_code for _ in range(3)]
-    throttled = _stats(client, "not-even-a-key", "203.0.113.7")
+    prefix = keys.prefix_of(shop.api_key)
+    wrong = [_stats(client, f"lps_{prefix}_{'x' * 43}", "203.0.113.7").status_code for _ in range(3)]
+    throttled = _stats(client, f"lps_{prefix}_{'y' * 43}", "203.0.113.7")
     right_key_same_address = _stats(client, shop.api_key, "203.0.113.7")
 
     assert wrong == [401, 401, 401]
@@ -239,9 +242,23 @@ def test_an_address_that_sends_too_many_wrong_keys_is_429_whatever_key_it_sends_
     assert throttled.json()["result"] == ResultCode.HTTP_TOO_MANY_REQUESTS
     assert "wrong API keys" in throttled.json()["error"]
     assert 1 <= int(throttled["Retry-After"]) <= 61
-    # A right key is refused the same way: a 429 must not tell a guesser which of its keys was right.
+    # The right key is refused the same way: a 429 must not tell a guesser which of its secrets was right.
     assert right_key_same_address.status_code == 429
     assert _stats(client, shop.api_key, "198.51.100.9").status_code == 200
+
+
+def test_one_tenants_wrong_keys_lock_out_neither_another_tenants_valid_key_nor_the_metrics_scrape(
+    client, shop, operator, settings
+):
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 3
+    other = keys.issue_key("other-shop")
+    guessed = f"lps_{keys.prefix_of(other.api_key)}_{'x' * 43}"
+    assert [_stats(client, guessed, "203.0.113.9").status_code for _ in range(5)] == [401, 401, 401, 429, 429]
+    assert [_stats(client, "not-even-a-key", "203.0.113.9").status_code for _ in range(5)] == [401] * 3 + [429] * 2
+
+    assert _stats(client, shop.api_key, "203.0.113.9").status_code == 200
+    scrape = client.get("/metrics", headers={"Authorization": f"Bearer {operator.api_key}"}, REMOTE_ADDR="203.0.113.9")
+    assert scrape.status_code == 200
 
 
 def test_right_keys_do_not_count_toward_the_wrong_key_throttle(client, shop, settings):
@@ -262,3 +279,28 @@ def test_the_throttle_counts_the_address_the_trusted_proxy_vouches_for(client, s
     assert [through_proxy("wrong", "203.0.113.20").status_code for _ in range(3)] == [401, 401, 429]
     # Another client behind the same proxy is not locked out with the guesser.
     assert through_proxy(shop.api_key, "203.0.113.21").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_forty_eight_wrong_keys_sent_at_once_over_http_get_no_more_401s_than_the_limit(live_server, settings):
+    import requests
+
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 9
+    wrong = f"lps_{'a' * 12}_{'x' * 43}"
+    start = threading.Barrier(48)
+    statuses: list[int] = []
+
+    def guess() -> None:
+        start.wait(timeout=30)
+        answer = requests.get(f"{live_server.url}/v1/lps/queue/stats", headers={"X-API-Key": wrong}, timeout=60)
+        statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=guess) for _ in range(48)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert len(statuses) == 48
+    assert set(statuses) <= {401, 429}
+    assert statuses.count(401) <= 9

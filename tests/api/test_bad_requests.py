@@ -226,7 +226,9 @@ def test_a_body_over_one_megabyte_is_413_and_writes_nothing(as_shop):
 
 
 @pytest.mark.parametrize(
-    "job_id", ["not-a-uuid", "12345", "0" * 33, "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", "%00", "'; DROP TABLE job;--"]
+    # (A control character such as %00 is refused before any endpoint: tests/api/test_paths_and_methods.py.)
+    "job_id",
+    ["not-a-uuid", "12345", "0" * 33, "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", "'; DROP TABLE job;--"],
 )
 def test_a_job_id_that_is_not_a_uuid_is_400_naming_job_id(as_shop, as_operator, job_id):
     response = as_shop.get(f"/v1/lps/jobs/{job_id}")

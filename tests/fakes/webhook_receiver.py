@@ -4,7 +4,8 @@ Fixture (loaded for every test package through tests/conftest.py):
 - `webhook_receiver` — a fresh server per test, stopped after it.
 
 Scripting (thread-safe):
-- `fail_next(times, status=500)` — answer the next `times` POSTs with `status` (then 200 again).
+- `fail_next(times, status=500)` — answer the next `times` POSTs with `status` (then 200 again), its body
+  `failure_body` (`{"ok":false}` unless a test sets it).
 - `redirect_next(times, location, status=302)` — answer with a redirect to `location`.
 - `delay_next(times, seconds)` — hold the next POSTs for `seconds` before answering (a slow receiver).
 
@@ -48,6 +49,8 @@ class WebhookReceiver:
         self._redirects: list[tuple[int, str]] = []
         self._delays: list[float] = []
         self._released = threading.Event()
+        self.failure_body = b'{"ok":false}'
+        """What a refusal's body says (a test may make it a private page's)."""
         self.requests: list[ReceivedWebhook] = []
         receiver = self
 
@@ -69,7 +72,7 @@ class WebhookReceiver:
                             "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body, status
                         )
                     )
-                answer = b'{"ok":true}' if 200 <= status < 300 else b'{"ok":false}'
+                answer = b'{"ok":true}' if 200 <= status < 300 else receiver.failure_body
                 self.send_response(status)
                 if location:
                     self.send_header("Location", location)

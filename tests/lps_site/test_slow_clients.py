@@ -8,10 +8,12 @@ import http.client
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -49,6 +51,9 @@ STALLS = {
 }
 
 
+RUNTIME_DIR = Path(tempfile.mkdtemp(prefix="lps-gunicorn-home-"))
+
+
 @pytest.fixture(scope="module")
 def server(django_db_setup) -> Iterator[int]:
     """gunicorn with the Procfile's config module and 3-second deadlines, on a free port, serving the test database
@@ -56,6 +61,10 @@ def server(django_db_setup) -> Iterator[int]:
     port = free_port()
     env = {
         **os.environ,
+        # Where gunicorn would put its control socket (XDG_RUNTIME_DIR, else ~/.gunicorn): a directory of the test's,
+        # which must stay empty (test_gunicorn_leaves_no_control_socket).
+        "HOME": str(RUNTIME_DIR),
+        "XDG_RUNTIME_DIR": str(RUNTIME_DIR),
         "DATABASE_URL": database_url(),
         "DEBUG": "false",
         "LOG_LEVEL": "WARNING",
@@ -85,6 +94,7 @@ def server(django_db_setup) -> Iterator[int]:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait(timeout=5)
         server.stderr.close()
+        shutil.rmtree(RUNTIME_DIR, ignore_errors=True)
 
 
 @pytest.fixture
@@ -199,8 +209,67 @@ def test_a_client_that_trickles_its_headers_byte_by_byte_still_gets_the_408_at_t
     assert trickler.answered_after < HEAD_SECONDS + SLACK_SECONDS
 
 
+def test_gunicorn_leaves_no_control_socket_that_a_second_lps_on_the_machine_would_take_over(gunicorn):
+    # gunicorn 24+ opens one per user ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl) unless told not to.
+    assert get_healthz(gunicorn) == 200
+    assert list(RUNTIME_DIR.rglob("*")) == []
+
+
 def test_the_worker_writes_the_api_result_code_for_a_timeout():
     assert web_worker.REQUEST_TIMEOUT_CODE == ResultCode.HTTP_REQUEST_TIMEOUT
     head, _, body = web_worker.timeout_answer("late").partition(b"\r\n\r\n")
     assert b"Content-Type: application/json" in head
     assert json.loads(body) == {"result": 408, "error": "late"}
+
+
+def raw_exchange(port: int, request: bytes) -> tuple[int, str, bytes]:
+    """Send `request` as is, read until the server hangs up; return the status, Content-Type and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    if headers.get("Transfer-Encoding") == "chunked":
+        chunks, rest = b"", body
+        while rest:
+            size, _, rest = rest.partition(b"\r\n")
+            if int(size, 16) == 0:
+                break
+            chunks, rest = chunks + rest[: int(size, 16)], rest[int(size, 16) + 2 :]
+        body = chunks
+    return int(lines[0].split()[1]), headers.get("Content-Type", ""), body
+
+
+POST_HEAD = b"POST /v1/lps/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", 400),
+        (b"G@T /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),
+        (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+        (POST_HEAD + b"Transfer-Encoding: identity\r\n\r\n", 400),
+        (POST_HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400),
+        (POST_HEAD + b"Transfer-Encoding: chunked\r\n\r\n-3\r\n{}\r\n0\r\n\r\n", 400),
+    ],
+    ids=[
+        "bad version",
+        "bad method",
+        "URI too long",
+        "identity coding",
+        "chunk size zz",
+        "chunk size -3",
+    ],
+)
+def test_what_gunicorn_answers_itself_is_the_json_envelope_too(gunicorn, request_bytes, status):
+    answered, content_type, body = raw_exchange(gunicorn, request_bytes)
+
+    assert answered == status, body[:300]
+    assert content_type.startswith("application/json"), body[:300]
+    envelope = json.loads(body)
+    assert envelope["result"] in (ResultCode.INVALID_REQUEST_DATA, ResultCode.HTTP_UNSUPPORTED_MEDIA_TYPE)
+    assert envelope["error"]

@@ -337,8 +337,8 @@ def test_rejected_keys_end_the_job_dead_at_once_with_a_clear_message_and_a_metri
 
     dead = Job.objects.get(job_id=job.job_id)
     assert (dead.status, dead.attempts, dead.max_attempts) == (JobStatus.DEAD, 1, 3)
-    assert dead.last_error.startswith("NaverRejected: Naver's Search API rejected the credentials with HTTP 401")
-    assert "NAVER_CLIENT_ID" in dead.last_error
+    assert dead.last_error.startswith("NaverRejected: Naver's Search API refused LPS's credentials (HTTP 401)")
+    assert "NAVER_CLIENT_ID" in dead.last_error  # for operators only: tests/api/test_what_a_client_sees.py
     assert len(fake_naver.requests) == 1
     assert metrics.NAVER_CALLS.labels("rejected")._value.get() == rejected_before + 1
 

@@ -175,7 +175,10 @@ def test_shops_watching_one_product_share_a_fresh_result_marked_reused_without_a
     first_job = Job.objects.get(job_type=JobType.SEARCH, owner_id=shops[0].client.pk).job_id
     for shop in shops[1:]:
         reused = results[shop.client.pk]
-        assert (reused["reused"], reused["reused_from"]) == (True, str(first_job))
+        # Another shop's job id is that shop's: the reused result does not name it (tests/api/test_cross_tenant.py).
+        assert reused["reused"] is True
+        assert "reused_from" not in reused
+        assert str(first_job) not in json.dumps(reused)
         assert (reused["lowest"], reused["matches"]) == (searched["lowest"], searched["matches"])
         assert reused["metrics"]["cost"]["total_usd"] == 0
         read = HttpCaller(live_server.url, shop.api_key).get(f"/v1/lps/watches/OWN-{shops.index(shop)}").json()
