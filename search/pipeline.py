@@ -22,7 +22,7 @@ from django.conf import settings
 
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
-from search import overrides
+from search import overrides, stage_timings
 from search.exceptions import LlmBadResponse, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
@@ -144,22 +144,21 @@ def search_product(
 
     base_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
     # Looked up once: a search is short, and each round's candidates are checked against the same word.
-    corrections = overrides.for_product(product, client_id)
-    for scope in _covering_scopes(searched, frozenset(configured or ()) | searched):
-        if corrections.confirms_any:
-            break
-        if cache.lookup(_scoped_key(base_key, scope)) is not None:
-            logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
-            return _result(
-                outcome="not_found",
-                matches=[],
-                rounds=[],
-                cached=True,
-                spent=_Spent(),
-                started=started,
-                ai_cost=ai_cost,
-                markets=[_Market(m) for m in marketplaces] if named else None,
-            )
+    with stage_timings.timed("database"):
+        corrections = overrides.for_product(product, client_id)
+        cached = not corrections.confirms_any and _cached_not_found(base_key, searched, configured)
+    if cached:
+        logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
+        return _result(
+            outcome="not_found",
+            matches=[],
+            rounds=[],
+            cached=True,
+            spent=_Spent(),
+            started=started,
+            ai_cost=ai_cost,
+            markets=[_Market(m) for m in marketplaces] if named else None,
+        )
 
     spent = _Spent()
     markets = [_Market(m) for m in marketplaces]
@@ -203,7 +202,8 @@ def search_product(
         judgement = None
         if candidates:
             _stop_if_cancelled(cancelled, f"before judging the results of {query!r}")
-            judgement = corrections.judge(product, candidates, judge)
+            with stage_timings.timed("judge"):
+                judgement = corrections.judge(product, candidates, judge)
             spent.usage += judgement.usage
         matched = _matches(candidates, judgement)
         for listing, confidence, reason, index in matched:
@@ -229,7 +229,8 @@ def search_product(
             # The keyword generator costs an LLM call: ask for it only once a round has left a marketplace without
             # a match.
             _stop_if_cancelled(cancelled, "before refining the query")
-            refinement = refine(product, list(tried))
+            with stage_timings.timed("refine"):
+                refinement = refine(product, list(tried))
             spent.usage += refinement.usage
             queued.extend([("precise", refinement.precise), ("broad", refinement.broad)])
             refined = True
@@ -246,11 +247,12 @@ def search_product(
         )
     # A not_found that one client's own correction made is that client's, never every shop's.
     if not found and not skipped and not corrections.used_private:
-        cache.remember(
-            _scoped_key(base_key, searched),
-            ttl=cache_ttl,
-            reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
-        )
+        with stage_timings.timed("database"):
+            cache.remember(
+                _scoped_key(base_key, searched),
+                ttl=cache_ttl,
+                reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
+            )
     return _result(
         outcome="found" if found else "not_found",
         matches=found,
@@ -276,6 +278,12 @@ def _scoped_key(key: cache.ProductKey, scope: frozenset[str]) -> cache.ProductKe
     if scope == {DEFAULT_MARKETPLACE}:
         return key
     return replace(key, key=f"{key.key}@{','.join(sorted(scope))}")
+
+
+def _cached_not_found(key: cache.ProductKey, searched: frozenset[str], configured: Sequence[str] | None) -> bool:
+    """Whether the negative cache holds a not_found of the product on `searched` or on a larger offered set."""
+    scopes = _covering_scopes(searched, frozenset(configured or ()) | searched)
+    return any(cache.lookup(_scoped_key(key, scope)) is not None for scope in scopes)
 
 
 def _covering_scopes(searched: frozenset[str], offered: frozenset[str]) -> list[frozenset[str]]:
