@@ -70,8 +70,8 @@ from search.chromium import CHROMIUM_ARGS, find_chromium  # noqa: E402
 from search.crawler import Crawler  # noqa: E402
 from search.judge import judge_listings  # noqa: E402
 from search.keywords import refine_queries  # noqa: E402
-from search.listings import ProductQuery, SearchPage  # noqa: E402
-from search.marketplaces import admit_naver  # noqa: E402
+from search.listings import ProductQuery, RefinedQueries, SearchPage  # noqa: E402
+from search.marketplaces import admit_naver, naver_may_find_more  # noqa: E402
 from search.pipeline import Marketplace, search_product  # noqa: E402
 from search.sources.coupang import CoupangSource  # noqa: E402
 from search.sources.naver import NaverCredentials, NaverSource  # noqa: E402
@@ -534,7 +534,56 @@ def both_marketplaces(products, searches: int) -> int:
         f"{sum((r.get('lowest') or {}).get('marketplace') == 'naver' for r in results['both, naver beside'])}"
         f" of {searches} searches"
     )
+    naver_quota_per_search(products, min(searches, 50))
     return 0
+
+
+def naver_quota_per_search(products, searches: int) -> None:
+    """Naver's quota spent per search of a product Coupang has and Naver does not: every Naver call answered as
+    before, and with Naver sitting out the queries that cannot find more than one that found nothing."""
+    marketplace, naver = FakeMarketplace().start(), FakeNaver().start()  # this Naver knows no product
+    for product, listings in products:
+        marketplace.set_results(product.product_name, listings)
+    source = CoupangSource(base_url=marketplace.base_url)
+    naver_source = NaverSource(base_url=naver.base_url, credentials=NaverCredentials(CLIENT_ID, CLIENT_SECRET))
+    crawler = Crawler(worker_id="bench-quota")
+
+    def as_an_llm_writes_them(product, tried):
+        # The model's habit: the name's words again, the model code first (precise), and the name less its code.
+        words = [word for word in product.product_name.split() if word != product.model_code]
+        return RefinedQueries(precise=" ".join([product.model_code, *words]), broad=" ".join(words))
+
+    refines = {"rules": lambda product, tried: refine_queries(product, llm=None, tried=list(tried))}
+    refines["llm-like"] = as_an_llm_writes_them
+    print(f"naver quota per search, {searches} products Coupang has and Naver does not (calls per search)")
+    print(f"{'refined queries by':22}{'every call':>12}{'sits out':>12}")
+    try:
+        for label, refine in refines.items():
+            calls = {}
+            for sits_out in (None, naver_may_find_more):
+                markets = [
+                    Marketplace("coupang", lambda query: crawler.fetch(source, query)),
+                    Marketplace(
+                        "naver", naver_source.search, concurrent=True, billed_bytes=False, may_find_more=sits_out
+                    ),
+                ]
+                spent = []
+                for number in range(searches):
+                    result = search_product(
+                        products[number % len(products)][0],
+                        marketplaces=markets,
+                        configured=["coupang", "naver"],
+                        judge=lambda product, candidates: judge_listings(product, list(candidates), llm=None),
+                        refine=refine,
+                    )
+                    spent.append(result["metrics"]["by_marketplace"]["naver"]["calls"])
+                calls[sits_out is not None] = statistics.mean(spent)
+            print(f"{label:22}{calls[False]:>12.2f}{calls[True]:>12.2f}")
+    finally:
+        crawler.close()
+        naver_source.close()
+        marketplace.stop()
+        naver.stop()
 
 
 if __name__ == "__main__":

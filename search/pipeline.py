@@ -75,6 +75,9 @@ class Marketplace:
     """`fetch` touches neither the database nor the browser, so it may run in a helper thread beside the others."""
     billed_bytes: bool = True
     """Whether the bytes of its pages go through the proxy and count in metrics.bytes and the proxy cost."""
+    may_find_more: Callable[[str, Sequence[str]], bool] | None = None
+    """Whether a query may find anything after the given queries of this search found nothing at all here; when
+    not, the marketplace sits the query's round out (no call, no quota). None: every query is asked."""
 
 
 @dataclass
@@ -88,6 +91,8 @@ class _Market:
     bytes: int = 0
     elapsed_ms: int = 0
     rounds: int = 0
+    found_nothing: list[str] = field(default_factory=list)
+    """The queries whose page here had no listing at all."""
 
     @property
     def outcome(self) -> str:
@@ -176,6 +181,9 @@ def search_product(
         if not query or cache.normalise_query(query) in {cache.normalise_query(q) for q in tried}:
             continue
         _stop_if_cancelled(cancelled, f"before searching {query!r}")
+        active = [market for market in active if _may_find_more(market, query)]
+        if not active:
+            continue
         for market in active:
             if market.marketplace.admit is not None:
                 market.skip = market.marketplace.admit()
@@ -195,6 +203,8 @@ def search_product(
             market.rounds += 1
             market.bytes += page.bytes
             market.elapsed_ms += page.elapsed_ms
+            if not page.listings:
+                market.found_nothing.append(query)
             if market.marketplace.billed_bytes:
                 spent.bytes += page.bytes
             candidates.extend(page.candidates)
@@ -344,6 +354,11 @@ def _name_round(
         verdict["marketplace"] = owners[verdict["index"]].marketplace.name
         if candidates[verdict["index"]].product_type is not None:
             verdict["product_type"] = candidates[verdict["index"]].product_type
+
+
+def _may_find_more(market: _Market, query: str) -> bool:
+    may_find_more = market.marketplace.may_find_more
+    return may_find_more is None or not market.found_nothing or may_find_more(query, market.found_nothing)
 
 
 def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:
