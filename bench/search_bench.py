@@ -21,6 +21,12 @@ products searched on Coupang alone, on Naver alone (the fake Naver Search API, t
 its daily quota counted in the database) and on both, Naver's call beside Coupang's page or after it: the time
 per search and what Naver adds to it.
 
+`--profile` times each pipeline search as a worker runs it, from the claim of its SEARCH job to its recorded
+result (the job enqueued before the clock starts, claimed, run by the SEARCH handler with its shared crawler, and
+completed), and prints where the time went, stage by stage: the handler's own stages are the ones a job's
+metrics.stages_ms shows operators (search/stage_timings.py), with the queue's claim and outcome statements
+around them, and "other" for what no stage names (Python between them, the loop bridge, thread hand-offs).
+
 The bench runs on its own throwaway database (test_lps_bench), never on the development data.
 """
 
@@ -33,6 +39,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,12 +61,17 @@ from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from jobs import queue  # noqa: E402
+from jobs.handlers import JobContext  # noqa: E402
+from lps_site.job_types import JobType  # noqa: E402
+from search import handler as search_handler  # noqa: E402
+from search import stage_timings  # noqa: E402
 from search.chromium import CHROMIUM_ARGS, find_chromium  # noqa: E402
 from search.crawler import Crawler  # noqa: E402
 from search.judge import judge_listings  # noqa: E402
 from search.keywords import refine_queries  # noqa: E402
-from search.listings import ProductQuery, SearchPage  # noqa: E402
-from search.marketplaces import admit_naver  # noqa: E402
+from search.listings import ProductQuery, RefinedQueries, SearchPage  # noqa: E402
+from search.marketplaces import admit_naver, naver_may_find_more  # noqa: E402
 from search.pipeline import Marketplace, search_product  # noqa: E402
 from search.sources.coupang import CoupangSource  # noqa: E402
 from search.sources.naver import NaverCredentials, NaverSource  # noqa: E402
@@ -174,6 +186,75 @@ def timed_search(product: ProductQuery, crawler, source: CoupangSource, marketpl
     return seconds, marketplace.bytes_served - served, result
 
 
+class QueuedSearches:
+    """Searches as a worker runs them: a SEARCH job claimed, the SEARCH handler, the job completed; each timed.
+
+    The handler uses its process's shared crawler (the settings' Coupang URL pointed at the fake marketplace)."""
+
+    WORKER = "bench-profile"
+
+    def __init__(self, source: CoupangSource):
+        settings.LPS_COUPANG_URL = source.base_url
+        self.stages: list[dict[str, float]] = []
+        self.statements: list[int] = []
+        self.last_statements: list[str] = []
+
+    @property
+    def crawler(self) -> Crawler:
+        return search_handler.shared_crawler()
+
+    def search(self, product: ProductQuery) -> tuple[float, dict]:
+        """One search, claim to recorded result: its seconds and its result; its stages kept in self.stages."""
+        payload = {"product_code": product.product_code, "product_name": product.product_name}
+        payload.update({"brand": product.brand, "model_code": product.model_code})
+        queue.enqueue(queue.NewJob(JobType.SEARCH, payload))
+        statements: list[str] = []
+
+        def count(execute, sql, params, many, context):
+            statements.append(" ".join(sql.split())[:100])
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(count):
+            started = time.perf_counter()
+            (job,) = queue.claim(self.WORKER, limit=1, job_types=[JobType.SEARCH])
+            claimed = time.perf_counter()
+            context = JobContext(self.WORKER, deadline=time.monotonic() + settings.LPS_SEARCH_DEADLINE_SECONDS)
+            # Around the handler's own clock: the recording of the result, after its stages_ms, is counted too.
+            with stage_timings.measuring() as clock:
+                result = search_handler.run_search(job, context)
+            ran = time.perf_counter()
+            queue.complete(job, result)
+            ended = time.perf_counter()
+        self.statements.append(len(statements))
+        self.last_statements = statements
+        stages = dict(clock.seconds)
+        stages["claim"], stages["outcome"] = claimed - started, ended - ran
+        stages["other"] = (ended - started) - sum(stages.values())
+        self.stages.append(stages)
+        return ended - started, result
+
+    def close(self) -> None:
+        search_handler.close_shared_crawler()
+
+
+def print_profile(stages: list[dict[str, float]]) -> None:
+    """The stage table: mean milliseconds per search, share of the whole, and p50/p95 of each stage."""
+    total = statistics.mean(sum(one.values()) for one in stages)
+    names = [*stage_timings.STAGES, *sorted({name for one in stages for name in one} - {*stage_timings.STAGES})]
+    print(f"profile of {len(stages):,} searches, claim to recorded result (ms per search)")
+    print(f"{'stage':20}{'mean':>9}{'share':>8}{'p50':>9}{'p95':>9}")
+    for name in names:
+        values = [one.get(name, 0.0) * 1000 for one in stages]
+        if not any(values):
+            continue
+        quantiles = statistics.quantiles(values, n=100) if len(values) > 1 else values * 99
+        print(
+            f"{name:20}{statistics.mean(values):>9.1f}{statistics.mean(values) / (total * 1000):>8.1%}"
+            f"{quantiles[49]:>9.1f}{quantiles[94]:>9.1f}"
+        )
+    print(f"{'total':20}{total * 1000:>9.1f}{1:>8.0%}")
+
+
 def mib(size: int) -> str:
     return f"{size / 2**20:,.1f} MiB"
 
@@ -185,6 +266,9 @@ def main() -> int:
     parser.add_argument("--listings", type=int, default=36, help="product cards per result page")
     parser.add_argument("--both", type=int, default=200, help="searches per set-up on both marketplaces (0: skip)")
     parser.add_argument("--only-both", action="store_true", help="only the both-marketplaces part")
+    parser.add_argument(
+        "--profile", action="store_true", help="time pipeline searches claim to recorded result, stage by stage"
+    )
     options = parser.parse_args()
     if options.only_both:
         old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
@@ -220,23 +304,30 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     # --- naive ---------------------------------------------------------------------------------------------
     naive = NaiveCrawler()
     naive_times, naive_bytes = [], []
-    try:
-        for number in range(options.naive_searches):
-            product = products[number % len(products)][0]
-            seconds, served, _result = timed_search(product, naive, source, marketplace)
-            naive_times.append(seconds)
-            naive_bytes.append(served)
-            print(f"  {number + 1} naive searches, mean {statistics.mean(naive_times) * 1000:,.0f} ms", file=sys.stderr)
-    finally:
-        naive.close()
-    naive_hits = marketplace.resource_hits
-    naive_served = marketplace.bytes_served_by_kind
+    naive_hits: Counter[str] = Counter()
+    naive_served: Counter[str] = Counter()
+
+    def naive_search(number: int) -> None:
+        hits, by_kind = marketplace.resource_hits, marketplace.bytes_served_by_kind
+        seconds, served, _result = timed_search(products[number % len(products)][0], naive, source, marketplace)
+        naive_hits.update(marketplace.resource_hits - hits)
+        naive_served.update(marketplace.bytes_served_by_kind - by_kind)
+        naive_times.append(seconds)
+        naive_bytes.append(served)
+        print(f"  {number + 1} naive searches, mean {statistics.mean(naive_times) * 1000:,.0f} ms", file=sys.stderr)
+
+    # A profile spreads the naive searches among the pipeline's, so that the machine's load weighs on both alike.
+    naive_every = max(1, options.searches // max(1, options.naive_searches)) if options.profile else 0
+    if not naive_every:
+        try:
+            for number in range(options.naive_searches):
+                naive_search(number)
+        finally:
+            naive.close()
 
     # --- pipeline ------------------------------------------------------------------------------------------
-    marketplace.reset()
-    for product, listings in products:
-        marketplace.set_results(product.product_name, listings)
-    crawler = Crawler(worker_id="bench")
+    queued = QueuedSearches(source) if options.profile else None
+    crawler = queued.crawler if queued else Crawler(worker_id="bench")
     root = os.getpid()
     times, served_bytes, wire_bytes = [], [], []
     rss_at: dict[int, tuple[int, int, int]] = {}
@@ -247,17 +338,32 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
         launch_seconds = time.perf_counter() - warm_started
         for number in range(1, options.searches + 1):
             product = products[number % len(products)][0]
-            seconds, served, result = timed_search(product, crawler, source, marketplace)
+            if queued is not None:
+                served = marketplace.bytes_served
+                seconds, result = queued.search(product)
+                served = marketplace.bytes_served - served
+                assert result["outcome"] == "found", result
+            else:
+                seconds, served, result = timed_search(product, crawler, source, marketplace)
             times.append(seconds)
             served_bytes.append(served)
             wire_bytes.append(result["metrics"]["bytes"])
             if number in (100, options.searches):
                 rss_at[number] = process_tree_memory(root)
+            if naive_every and number % naive_every == 0 and len(naive_times) < options.naive_searches:
+                naive_search(len(naive_times))
             if number % 100 == 0:
                 print(f"  {number:,} pipeline searches, mean {statistics.mean(times) * 1000:,.0f} ms", file=sys.stderr)
         counters = crawler.counters
     finally:
-        crawler.close()
+        if queued is not None:
+            queued.close()
+        else:
+            crawler.close()
+        if naive_every:
+            naive.close()
+    pipeline_hits = marketplace.resource_hits - naive_hits
+    pipeline_served = marketplace.bytes_served_by_kind - naive_served
 
     naive_ms, pipeline_ms = statistics.mean(naive_times) * 1000, statistics.mean(times) * 1000
     naive_b, pipeline_b = statistics.mean(naive_bytes), statistics.mean(served_bytes)
@@ -282,9 +388,7 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     print(f"{'bytes per search (crawler, wire)':34}{statistics.mean(wire_bytes):>14,.0f}{'-':>14}")
     print(
         f"{'requests per search by kind':34}  pipeline: "
-        + ", ".join(
-            f"{kind} {count / (options.searches + 1):.1f}" for kind, count in sorted(marketplace.resource_hits.items())
-        )
+        + ", ".join(f"{kind} {count / (options.searches + 1):.1f}" for kind, count in sorted(pipeline_hits.items()))
     )
     print(
         f"{'':34}  naive:    "
@@ -294,10 +398,7 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
     )
     print(
         f"{'bytes per search by kind (served)':34}  pipeline: "
-        + ", ".join(
-            f"{kind} {size / (options.searches + 1):,.0f}"
-            for kind, size in sorted(marketplace.bytes_served_by_kind.items())
-        )
+        + ", ".join(f"{kind} {size / (options.searches + 1):,.0f}" for kind, size in sorted(pipeline_served.items()))
     )
     print(
         f"{'':34}  naive:    "
@@ -319,6 +420,15 @@ def run(options, marketplace: FakeMarketplace, source: CoupangSource, products) 
         f"load average (1 min) at the start {load_at_start:.1f}, at the end {os.getloadavg()[0]:.1f} "
         f"on {os.cpu_count()} CPUs (other work on the machine slows both sides)"
     )
+    if queued is not None:
+        print()
+        print_profile(queued.stages)
+        print(
+            f"database statements per search (claim and outcome included): {statistics.mean(queued.statements):.1f}; "
+            "the last search's:"
+        )
+        for statement in queued.last_statements:
+            print(f"  {statement}")
     print()
     goals = [
         ("≥ 10x faster", speedup >= 10, f"{speedup:,.1f}x"),
@@ -424,7 +534,56 @@ def both_marketplaces(products, searches: int) -> int:
         f"{sum((r.get('lowest') or {}).get('marketplace') == 'naver' for r in results['both, naver beside'])}"
         f" of {searches} searches"
     )
+    naver_quota_per_search(products, min(searches, 50))
     return 0
+
+
+def naver_quota_per_search(products, searches: int) -> None:
+    """Naver's quota spent per search of a product Coupang has and Naver does not: every Naver call answered as
+    before, and with Naver sitting out the queries that cannot find more than one that found nothing."""
+    marketplace, naver = FakeMarketplace().start(), FakeNaver().start()  # this Naver knows no product
+    for product, listings in products:
+        marketplace.set_results(product.product_name, listings)
+    source = CoupangSource(base_url=marketplace.base_url)
+    naver_source = NaverSource(base_url=naver.base_url, credentials=NaverCredentials(CLIENT_ID, CLIENT_SECRET))
+    crawler = Crawler(worker_id="bench-quota")
+
+    def as_an_llm_writes_them(product, tried):
+        # The model's habit: the name's words again, the model code first (precise), and the name less its code.
+        words = [word for word in product.product_name.split() if word != product.model_code]
+        return RefinedQueries(precise=" ".join([product.model_code, *words]), broad=" ".join(words))
+
+    refines = {"rules": lambda product, tried: refine_queries(product, llm=None, tried=list(tried))}
+    refines["llm-like"] = as_an_llm_writes_them
+    print(f"naver quota per search, {searches} products Coupang has and Naver does not (calls per search)")
+    print(f"{'refined queries by':22}{'every call':>12}{'sits out':>12}")
+    try:
+        for label, refine in refines.items():
+            calls = {}
+            for sits_out in (None, naver_may_find_more):
+                markets = [
+                    Marketplace("coupang", lambda query: crawler.fetch(source, query)),
+                    Marketplace(
+                        "naver", naver_source.search, concurrent=True, billed_bytes=False, may_find_more=sits_out
+                    ),
+                ]
+                spent = []
+                for number in range(searches):
+                    result = search_product(
+                        products[number % len(products)][0],
+                        marketplaces=markets,
+                        configured=["coupang", "naver"],
+                        judge=lambda product, candidates: judge_listings(product, list(candidates), llm=None),
+                        refine=refine,
+                    )
+                    spent.append(result["metrics"]["by_marketplace"]["naver"]["calls"])
+                calls[sits_out is not None] = statistics.mean(spent)
+            print(f"{label:22}{calls[False]:>12.2f}{calls[True]:>12.2f}")
+    finally:
+        crawler.close()
+        naver_source.close()
+        marketplace.stop()
+        naver.stop()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from datetime import timedelta
 from jobs.models import Job
 from lps_site.admin_formatting import usd, web_url, won
 from lps_site.job_types import JobType
+from search import stage_timings
 from search.models import BotEvent
 
 # Detections a little after the job's last update still belong to its attempt (clocks, commit order).
@@ -131,6 +132,16 @@ def _judge_label(round_: dict) -> str:
     return judge
 
 
+def _stages(stages_ms: object) -> str:
+    """Where a search's time went, as an operator reads it: "navigation 41 ms · parse 9 ms · judge 12 ms"."""
+    if not isinstance(stages_ms, dict):
+        return ""
+    # In the order a search meets them (a JSONB object keeps its keys in an order of its own).
+    order = {stage: index for index, stage in enumerate(stage_timings.STAGES)}
+    stages = sorted(stages_ms.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+    return " · ".join(f"{stage.replace('_', ' ')} {ms:,.0f} ms" for stage, ms in stages if isinstance(ms, int | float))
+
+
 def _search_result(result: dict) -> SearchResult:
     metrics = result.get("metrics") or {}
     cost = metrics.get("cost") or {}
@@ -142,6 +153,7 @@ def _search_result(result: dict) -> SearchResult:
         ("AI cost", usd(cost.get("ai_usd"))),
         ("Proxy cost", usd(cost.get("proxy_usd"))),
         ("Total cost", usd(cost.get("total_usd"))),
+        ("Stages", _stages(metrics.get("stages_ms"))),
     ]
     rounds = [
         RoundRow(

@@ -59,7 +59,7 @@ import time
 
 from django.conf import settings
 
-from search import crawl_records, metrics
+from search import crawl_records, metrics, stage_timings
 from search.browser_sessions import Session, SessionPool
 from search.exceptions import Blocked, CrawlFailed
 from search.listings import SearchPage
@@ -181,7 +181,8 @@ class Crawler:
         self._pool.count_page(visit.bytes, visit.blocked)
 
         if visit.outcome == "ok":
-            self._pool.checkin(session, None)
+            with stage_timings.timed("database"):  # the session's progress, on its row
+                self._pool.checkin(session, None)
             return SearchPage(
                 query=query,
                 url=url,
@@ -235,7 +236,8 @@ class Crawler:
         """Visit `url` in a checked-out session. A browser found dead (since its last visit, as a rule) is
         retired and the visit tried once more on a fresh one."""
         for attempt in (1, 2):
-            session = self._pool.checkout()
+            with stage_timings.timed("browser_page"):
+                session = self._pool.checkout()
             try:
                 visit = self._bridge.call(
                     self._reader.visit(session, source, url, timeout),
@@ -247,6 +249,7 @@ class Crawler:
                 session.requests += 1
                 self._pool.checkin(session, SessionEndReason.ERROR)
                 raise
+            stage_timings.add_all(visit.stages)
             if visit.kind != "browser_gone" or attempt == 2:
                 return session, visit
             logger.warning("browser #%d is gone (%s); retrying on a new one", session.browser.number, visit.error)

@@ -17,7 +17,7 @@ from jobs import queue
 from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from lps_site.job_types import JobType
-from search import hooks, metrics, overrides, pipeline, trust
+from search import hooks, metrics, overrides, pipeline, stage_timings, trust
 from search import marketplaces as search_marketplaces
 from search.crawler import Crawler
 from search.judge import judge_listings
@@ -103,11 +103,20 @@ def run_pipeline(
 
 
 def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
-    """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked."""
+    """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked.
+
+    The result's metrics.stages_ms says where the search's time went until its recording (search/stage_timings.py).
+    """
+    with stage_timings.measuring() as clock:
+        return _run_search(job, context, clock)
+
+
+def _run_search(job: queue.ClaimedJob, context: JobContext, clock: stage_timings.StageClock) -> dict:
     payload = SearchPayload.from_payload(job.payload)
     product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
     # An app may answer without a browser (watches reuse a fresh result of the same product: search/hooks.py).
-    result = None if payload.fresh else hooks.answer(job, payload)
+    with stage_timings.timed("database"):
+        result = None if payload.fresh else hooks.answer(job, payload)
     if result is not None:
         # A reused result was judged for another search: this client's corrections (SPEC §10) still apply to it.
         corrections = overrides.for_product(product, client_id)
@@ -131,7 +140,9 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
                 llm.close()
         metrics.record_search(result, default_source="llm" if llm is not None else "rules")
     trust.describe(result, product)
-    with transaction.atomic():
+    # Before the rows that carry the result (the webhook's copy among them): the recording is not in it.
+    result.setdefault("metrics", {})["stages_ms"] = clock.as_json()
+    with stage_timings.timed("database"), transaction.atomic():
         record_search(product, result, job_id=job.job_id, client_id=client_id)
         hooks.finished(job, payload, result)
         if callback_url:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 
@@ -19,6 +19,7 @@ from search import metrics, naver_quota
 from search.exceptions import NaverFailed, NaverRejected
 from search.pipeline import Marketplace, Skip
 from search.sources.naver import NaverCredentials, NaverSource
+from search.titles import compact
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,21 @@ def admit_naver() -> Skip | None:
     return None
 
 
+def naver_may_find_more(query: str, found_nothing: Sequence[str]) -> bool:
+    """Whether Naver may find anything for `query` after `found_nothing` found nothing there.
+
+    Naver's Search API answers the offers that hold every word of a query: a query with all the words of one that
+    found nothing (the same words reordered, respaced, re-hyphenated, or more of them) finds nothing either, and
+    is not worth a call of the day's quota. A query with fewer words, or other ones, may find more.
+    """
+    words = _words(query)
+    return not any(_words(earlier) and _words(earlier) <= words for earlier in found_nothing)
+
+
+def _words(query: str) -> frozenset[str]:
+    return frozenset(word for word in map(compact, query.split()) if word)
+
+
 def naver_marketplace(remaining: Callable[[], float] | None = None) -> Marketplace:
     """Naver as a search reaches it: one quota call taken per query, then one HTTP call bounded by `remaining`."""
     source = shared_naver()
@@ -108,4 +124,6 @@ def naver_marketplace(remaining: Callable[[], float] | None = None) -> Marketpla
         return page
 
     # Naver's bytes come over a direct HTTPS call, not through the crawler's proxy: they are not billed.
-    return Marketplace("naver", fetch, admit=admit_naver, concurrent=True, billed_bytes=False)
+    return Marketplace(
+        "naver", fetch, admit=admit_naver, concurrent=True, billed_bytes=False, may_find_more=naver_may_find_more
+    )

@@ -70,6 +70,8 @@ class Visit:
     bytes: int = 0
     blocked: Counter[str] = field(default_factory=Counter)
     screenshot: bytes | None = None
+    stages: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage of search/stage_timings.py (browser_page, navigation, result_list_wait, dom_read, parse)."""
 
 
 @dataclass(frozen=True)
@@ -82,19 +84,23 @@ class PageReader:
 
     async def visit(self, session: Session, source: MarketplaceSource, url: str, timeout: float) -> Visit:
         """Load and judge `url` in the session's tab; runs in the event loop."""
+        stages: dict[str, float] = {}
+        started = time.perf_counter()
         try:
             page = await self._tab(session)
         except PlaywrightError as exc:
             return Visit("error", url, kind="browser_gone", error=f"no tab could open: {error_summary(exc)}")
+        _lap(stages, "browser_page", started)
         meter = session.meter
         try:
-            visit = await self._navigate(session, source, url, timeout)
+            visit = await self._navigate(session, source, url, timeout, stages)
         except PlaywrightError as exc:
             if session.browser.disconnected or not session.browser.browser.is_connected():
                 # The browser died (perhaps since the last visit, with this tab still open in it).
                 return Visit("error", url, kind="browser_gone", error=f"the browser is gone: {error_summary(exc)}")
             visit = Visit("error", url, kind="navigation", error=f"the browser failed: {error_summary(exc)}")
             await capture(page, visit)
+        visit.stages = stages
         # What is still loading now is cut short below, so what arrived until now is what was billed.
         visit.bytes, visit.blocked = meter.take()
         if visit.outcome == "ok":
@@ -138,20 +144,26 @@ class PageReader:
             session.meter = ByteMeter()
         return page
 
-    async def _navigate(self, session: Session, source: MarketplaceSource, url: str, timeout: float) -> Visit:
+    async def _navigate(
+        self, session: Session, source: MarketplaceSource, url: str, timeout: float, stages: dict[str, float]
+    ) -> Visit:
         page, network = session.tab, session.network
         deadline = time.monotonic() + timeout
         document = session.document = asyncio.get_running_loop().create_future()
+        started = time.perf_counter()
         try:
             response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
+            started = _lap(stages, "navigation", started)
             if not self.block_resources:
                 await page.wait_for_load_state("load", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+                started = _lap(stages, "result_list_wait", started)
             # The document as it arrived (resolved before the tab was let to commit it), else the parsed DOM.
             as_served = document.done() and not document.cancelled()
             html = document.result() if as_served else None
             if html is None:
                 as_served = False
                 html = await asyncio.wait_for(_evaluate(network, READ_HTML), max(0.0, deadline - time.monotonic()))
+                started = _lap(stages, "dom_read", started)
         except (PlaywrightTimeoutError, TimeoutError):
             visit = Visit("error", url, kind="timeout", error=f"the page did not load within {timeout:g}s")
             # The tab is still waiting for the document: what it shows now is all there is to keep.
@@ -160,12 +172,16 @@ class PageReader:
         finally:
             session.document = None
             document.cancel()
+        started = time.perf_counter()
         parsed = await asyncio.to_thread(source.parse, html, base_url=page.url)
+        started = _lap(stages, "parse", started)
         status = response.status if response is not None else None
         if parsed.blocked_kind == "no_result_list" and status == 200 and as_served:
             # The document as served has no list: its scripts may have rendered one while the tab parsed it.
             html = await asyncio.wait_for(_evaluate(network, READ_HTML), max(0.0, deadline - time.monotonic()))
+            started = _lap(stages, "result_list_wait", started)
             parsed = await asyncio.to_thread(source.parse, html, base_url=page.url)
+            started = _lap(stages, "parse", started)
             as_served = False
         late_until = min(deadline, time.monotonic() + LATE_RENDER_LIMIT_SECONDS)
         while parsed.blocked_kind == "no_result_list" and status == 200 and time.monotonic() < late_until:
@@ -174,7 +190,9 @@ class PageReader:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(_evaluate(network, NEXT_CHANGE % wait_ms), wait_ms / 1000 + 1)
             html = await asyncio.wait_for(_evaluate(network, READ_HTML), SNAPSHOT_TIMEOUT_SECONDS)
+            started = _lap(stages, "result_list_wait", started)
             parsed = await asyncio.to_thread(source.parse, html, base_url=page.url)
+            started = _lap(stages, "parse", started)
         outcome, kind, error = classify(status, parsed)
         visit = Visit(outcome, url, status=status, html=html, parsed=parsed, kind=kind, error=error)
         if outcome != "ok":
@@ -183,6 +201,13 @@ class PageReader:
                     await asyncio.wait_for(_evaluate(network, READ_HTML), SNAPSHOT_TIMEOUT_SECONDS)
             await capture(page, visit)
         return visit
+
+
+def _lap(stages: dict[str, float], stage: str, started: float) -> float:
+    """Add the time since `started` to `stage`; return now, the next stage's start."""
+    now = time.perf_counter()
+    stages[stage] = stages.get(stage, 0.0) + now - started
+    return now
 
 
 _DOCUMENT_READS: set[asyncio.Task] = set()

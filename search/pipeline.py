@@ -22,7 +22,7 @@ from django.conf import settings
 
 from jobs.exceptions import JobDeadlineExceeded
 from negative_cache import cache
-from search import overrides, review, trust
+from search import overrides, review, stage_timings, trust
 from search.exceptions import LlmBadResponse, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage
 
@@ -75,6 +75,9 @@ class Marketplace:
     """`fetch` touches neither the database nor the browser, so it may run in a helper thread beside the others."""
     billed_bytes: bool = True
     """Whether the bytes of its pages go through the proxy and count in metrics.bytes and the proxy cost."""
+    may_find_more: Callable[[str, Sequence[str]], bool] | None = None
+    """Whether a query may find anything after the given queries of this search found nothing at all here; when
+    not, the marketplace sits the query's round out (no call, no quota). None: every query is asked."""
 
 
 @dataclass
@@ -88,6 +91,8 @@ class _Market:
     bytes: int = 0
     elapsed_ms: int = 0
     rounds: int = 0
+    found_nothing: list[str] = field(default_factory=list)
+    """The queries whose page here had no listing at all."""
 
     @property
     def outcome(self) -> str:
@@ -146,25 +151,23 @@ def search_product(
 
     base_key = cache.key_for(product_name=product.product_name, model_code=product.model_code, brand=product.brand)
     # Looked up once: a search is short, and each round's candidates are checked against the same word.
-    corrections = overrides.for_product(product, client_id)
-    for scope in _covering_scopes(searched, frozenset(configured or ()) | searched):
-        if corrections.confirms_any or fresh:
-            break
-        entry = cache.lookup(_scoped_key(base_key, scope))
-        if entry is not None:
-            logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
-            answer = _result(
-                outcome="not_found",
-                matches=[],
-                rounds=[],
-                cached=True,
-                spent=_Spent(),
-                started=started,
-                ai_cost=ai_cost,
-                markets=[_Market(m) for m in marketplaces] if named else None,
-            )
-            answer["cache"] = trust.cache_json(entry.created_at, entry.until)
-            return answer
+    with stage_timings.timed("database"):
+        corrections = overrides.for_product(product, client_id)
+        entry = None if corrections.confirms_any or fresh else _cached_not_found(base_key, searched, configured)
+    if entry is not None:
+        logger.info("search %s: not_found from the negative cache (%s)", product.product_code, base_key)
+        answer = _result(
+            outcome="not_found",
+            matches=[],
+            rounds=[],
+            cached=True,
+            spent=_Spent(),
+            started=started,
+            ai_cost=ai_cost,
+            markets=[_Market(m) for m in marketplaces] if named else None,
+        )
+        answer["cache"] = trust.cache_json(entry.created_at, entry.until)
+        return answer
 
     spent = _Spent()
     markets = [_Market(m) for m in marketplaces]
@@ -183,6 +186,9 @@ def search_product(
         if not query or cache.normalise_query(query) in {cache.normalise_query(q) for q in tried}:
             continue
         _stop_if_cancelled(cancelled, f"before searching {query!r}")
+        active = [market for market in active if _may_find_more(market, query)]
+        if not active:
+            continue
         for market in active:
             if market.marketplace.admit is not None:
                 market.skip = market.marketplace.admit()
@@ -202,6 +208,8 @@ def search_product(
             market.rounds += 1
             market.bytes += page.bytes
             market.elapsed_ms += page.elapsed_ms
+            if not page.listings:
+                market.found_nothing.append(query)
             if market.marketplace.billed_bytes:
                 spent.bytes += page.bytes
             candidates.extend(page.candidates)
@@ -210,7 +218,8 @@ def search_product(
         judgement = None
         if candidates:
             _stop_if_cancelled(cancelled, f"before judging the results of {query!r}")
-            judgement = corrections.judge(product, candidates, judge)
+            with stage_timings.timed("judge"):
+                judgement = corrections.judge(product, candidates, judge)
             spent.usage += judgement.usage
         matched = _matches(candidates, judgement)
         for listing, confidence, reason, index in matched:
@@ -236,7 +245,8 @@ def search_product(
             # The keyword generator costs an LLM call: ask for it only once a round has left a marketplace without
             # a match.
             _stop_if_cancelled(cancelled, "before refining the query")
-            refinement = refine(product, list(tried))
+            with stage_timings.timed("refine"):
+                refinement = refine(product, list(tried))
             spent.usage += refinement.usage
             queued.extend([("precise", refinement.precise), ("broad", refinement.broad)])
             refined = True
@@ -255,11 +265,12 @@ def search_product(
     # A not_found that one client's own correction made is that client's, never every shop's; one that left a
     # listing unsettled (its review items) is nobody's to share.
     if not found and not skipped and not corrections.used_private and not doubted:
-        cache.remember(
-            _scoped_key(base_key, searched),
-            ttl=cache_ttl,
-            reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
-        )
+        with stage_timings.timed("database"):
+            cache.remember(
+                _scoped_key(base_key, searched),
+                ttl=cache_ttl,
+                reason=f"not_found after {len(rounds)} round(s): " + " | ".join(tried),
+            )
     answer = _result(
         outcome="found" if found else "not_found",
         matches=found,
@@ -288,6 +299,14 @@ def _scoped_key(key: cache.ProductKey, scope: frozenset[str]) -> cache.ProductKe
     if scope == {DEFAULT_MARKETPLACE}:
         return key
     return replace(key, key=f"{key.key}@{','.join(sorted(scope))}")
+
+
+def _cached_not_found(
+    key: cache.ProductKey, searched: frozenset[str], configured: Sequence[str] | None
+) -> cache.NegativeCacheEntry | None:
+    """The negative cache's not_found of the product on `searched` or on a larger offered set, if it holds one."""
+    scopes = _covering_scopes(searched, frozenset(configured or ()) | searched)
+    return next((entry for scope in scopes if (entry := cache.lookup(_scoped_key(key, scope))) is not None), None)
 
 
 def _covering_scopes(searched: frozenset[str], offered: frozenset[str]) -> list[frozenset[str]]:
@@ -348,6 +367,11 @@ def _name_round(
         verdict["marketplace"] = owners[verdict["index"]].marketplace.name
         if candidates[verdict["index"]].product_type is not None:
             verdict["product_type"] = candidates[verdict["index"]].product_type
+
+
+def _may_find_more(market: _Market, query: str) -> bool:
+    may_find_more = market.marketplace.may_find_more
+    return may_find_more is None or not market.found_nothing or may_find_more(query, market.found_nothing)
 
 
 def _stop_if_cancelled(cancelled: threading.Event | None, where: str) -> None:

@@ -27,7 +27,9 @@ def record_search(
         raise ValueError("only a product with a product_code can be recorded")
     lowest = result.get("lowest") or {}
     cost = result.get("metrics", {}).get("cost", {}).get("total_usd", 0)
-    with transaction.atomic():
+    # Inside the handler's transaction no savepoint of its own: two round trips of every search, and a failure here
+    # fails the whole recording anyway.
+    with transaction.atomic(savepoint=False):
         row, _ = Product.objects.get_or_create(
             client_id=client_id,
             product_code=product.product_code,

@@ -741,17 +741,28 @@ def _accessory_kinds(text: str, brand_words: set[str]) -> dict[str, str]:
     return kinds
 
 
+# A plain alias is a whole word or nothing: it is looked up among the words, not searched for alias by alias.
+_PLAIN_ALIAS_GROUPS: dict[str, set[int]] = {}
+for _group, _aliases in enumerate(BRAND_ALIASES):
+    for _alias in _aliases:
+        if _alias.isalnum():
+            _PLAIN_ALIAS_GROUPS.setdefault(_alias, set()).add(_group)
+_SIGNED_ALIASES = [
+    (group, alias) for group, aliases in enumerate(BRAND_ALIASES) for alias in aliases if not alias.isalnum()
+]
+
+
 def brand_groups_of(words: list[str], text: str = "") -> set[int]:
     """The brands named outright, as indexes into BRAND_ALIASES (a word starting with one counts: 테팔공식)."""
     joined = " " + " ".join(words) + " "
     spaced = " " + text + " "
     groups = set()
-    for group, aliases in enumerate(BRAND_ALIASES):
-        for alias in aliases:
-            # An alias with a space or a sign (round lab, rom&nd, dr.forhair) is looked for in the text itself.
-            if f" {alias} " in joined or (not alias.isalnum() and f" {alias} " in spaced):
-                groups.add(group)
-                break
+    for word in set(joined.split(" ")) & _PLAIN_ALIAS_GROUPS.keys():
+        groups |= _PLAIN_ALIAS_GROUPS[word]
+    for group, alias in _SIGNED_ALIASES:
+        # An alias with a space or a sign (round lab, rom&nd, dr.forhair) is looked for in the text itself.
+        if group not in groups and (f" {alias} " in joined or f" {alias} " in spaced):
+            groups.add(group)
     return groups
 
 

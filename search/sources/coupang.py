@@ -22,7 +22,7 @@ import functools
 import logging
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from django.conf import settings
@@ -198,10 +198,11 @@ def _first(root, predicate):
 
 def _text_parts(element, skip=()) -> Iterator[str]:
     """The text under `element`, leaving out the subtrees in `skip` (their tails are kept)."""
+    skip = skip if isinstance(skip, (set, frozenset)) else set(skip)
     walker = etree.iterwalk(element, events=("start", "end"))
     for event, node in walker:
         if event == "start":
-            if any(node is skipped for skipped in skip):
+            if node in skip:
                 walker.skip_subtree()
             elif isinstance(node.tag, str) and node.text:
                 yield node.text
@@ -247,21 +248,38 @@ def _is_decoy_price(element) -> bool:
     return element.tag == "del" or _has_class_fragment(element, UNIT_PRICE_FRAGMENTS)
 
 
-def _decoys(root) -> list:
-    return [element for element in _elements(root) if element is not root and _is_decoy_price(element)]
+def _decoys(root) -> set:
+    """The decoy prices under `root`, itself included."""
+    return {element for element in _elements(root) if _is_decoy_price(element)}
 
 
-def _price_from(values: list, area) -> int | None:
-    """The sale price: the first price element outside the decoys, else the first clean amount in `area`."""
+def _under_decoy(element, card, decoys: set, card_under_decoy: bool) -> bool:
+    """Whether an ancestor of `element` (inside `card`) is a decoy: up to the card the decoys found in advance say,
+    above it `card_under_decoy`."""
+    parent = element.getparent()
+    while parent is not None:
+        if parent in decoys:
+            return True
+        if parent is card:
+            return card_under_decoy
+        parent = parent.getparent()
+    return False
+
+
+def _price_from(values: list, area, card, decoys: set | None = None) -> int | None:
+    """The sale price: the first price element outside the decoys (`card`'s, found here unless given), else the
+    first clean amount in `area`."""
+    decoys = _decoys(card) if decoys is None else decoys
+    card_under_decoy = _inside(card, _is_decoy_price)  # nothing above the card was looked at in advance
     for value in values:
-        if _inside(value, _is_decoy_price) or _is_decoy_price(value):
+        if value in decoys or _under_decoy(value, card, decoys, card_under_decoy):
             continue
-        amount = _amount(_text(value, skip=_decoys(value)))
+        amount = _amount(_text(value, skip=decoys - {value}))
         if amount is not None:
             return amount
     if area is None:
         return None
-    return _sale_amount(_text(area, skip=_decoys(area)))
+    return _sale_amount(_text(area, skip=decoys - {area}))
 
 
 def _sold_out(card, title_element) -> bool:
@@ -279,8 +297,10 @@ def _rocket(card, is_thumbnail) -> bool:
     return False
 
 
-def _seller(card) -> str | None:
-    element = _first(card, lambda element: _has_class_fragment(element, SELLER_FRAGMENTS))
+def _seller(card, element=None) -> str | None:
+    """The seller the card names (in `element`, when the caller found it already)."""
+    if element is None:
+        element = _first(card, lambda element: _has_class_fragment(element, SELLER_FRAGMENTS))
     if element is None:
         return None
     seller = _text(element)
@@ -347,16 +367,58 @@ def _is_current_thumbnail(element) -> bool:
     return _has_class_prefix(element, IMAGE_PREFIXES)
 
 
+CARD_PART_PREFIXES = (NAME_PREFIXES, IMAGE_PREFIXES, PRICE_AREA_PREFIXES, PRICE_VALUE_PREFIXES, AD_MARK_PREFIXES)
+
+
+@dataclass
+class _CardScan:
+    """What a current card's reading looks for, found in one walk over its elements (a walk per question took
+    most of a page's parse): per CARD_PART_PREFIXES group its elements in document order, the decoy prices, and
+    the first element naming the seller."""
+
+    parts: list[list] = field(default_factory=lambda: [[] for _ in CARD_PART_PREFIXES])
+    decoys: set = field(default_factory=set)
+    seller: object = None
+
+
+_ANY_PART_PREFIX = tuple(prefix for prefixes in CARD_PART_PREFIXES for prefix in prefixes)
+# A fragment holds no space: it is in one of the class's tokens exactly when it is in the whole attribute.
+_DECOY_CLASS = re.compile("|".join(map(re.escape, UNIT_PRICE_FRAGMENTS)))
+_SELLER_CLASS = re.compile("|".join(map(re.escape, SELLER_FRAGMENTS)))
+
+
+def _scan_card(card) -> _CardScan:
+    scan = _CardScan()
+    for element in _elements(card):
+        classes = element.get("class")
+        if element.tag == "del":
+            scan.decoys.add(element)
+        if not classes:
+            continue
+        folded = classes.lower()
+        if _DECOY_CLASS.search(folded):
+            scan.decoys.add(element)
+        if scan.seller is None and _SELLER_CLASS.search(folded):
+            scan.seller = element
+        tokens = [token for token in classes.split() if token.startswith(_ANY_PART_PREFIX)]
+        if tokens:
+            for found, prefixes in zip(scan.parts, CARD_PART_PREFIXES, strict=True):
+                if any(token.startswith(prefixes) for token in tokens):
+                    found.append(element)
+    return scan
+
+
 def _read_current_card(card, base_url: str) -> Listing | None:
-    title_element = _first_with_class_prefix(card, NAME_PREFIXES)
+    scan = _scan_card(card)
+    names, thumbnails, areas, values, ad_marks = scan.parts
+    title_element = names[0] if names else None
     title = _text(title_element) if title_element is not None else ""
     if not title:
-        thumbnail = _first_with_class_prefix(card, IMAGE_PREFIXES)
+        thumbnail = thumbnails[0] if thumbnails else None
         image = next(thumbnail.iter("img"), None) if thumbnail is not None else None
         title = " ".join((image.get("alt") or "").split()) if image is not None else ""
-    area = _first_with_class_prefix(card, PRICE_AREA_PREFIXES)
-    values = _with_class_prefix(card, PRICE_VALUE_PREFIXES)
-    price = _price_from(values, area)
+    area = areas[0] if areas else None
+    price = _price_from(values, area, card, scan.decoys)
     url, product_id = _link_and_id(card, base_url, ("data-product-id", "data-id"))
     if not title or price is None or url is None:
         return None
@@ -365,10 +427,10 @@ def _read_current_card(card, base_url: str) -> Listing | None:
         price=price,
         url=url,
         product_id=product_id,
-        seller=_seller(card),
+        seller=_seller(card, scan.seller),
         rocket=_rocket(card, _is_current_thumbnail),
         sold_out=_sold_out(card, title_element),
-        ad=_first_with_class_prefix(card, AD_MARK_PREFIXES) is not None,
+        ad=bool(ad_marks),
     )
     delivery = _with_class_prefix(card, DELIVERY_PREFIXES)
     return _with_delivery(listing, _delivery_words(delivery, _is_current_thumbnail))
@@ -393,7 +455,7 @@ def _read_legacy_card(card, base_url: str) -> Listing | None:
     title = _text(title_element) if title_element is not None else ""
     values = [element for element in _elements(card) if "price-value" in _classes(element)]
     area = _first(card, lambda element: "price-area" in _classes(element) or "price" in _classes(element))
-    price = _price_from(values, area)
+    price = _price_from(values, area, card)
     url, product_id = _link_and_id(card, base_url, ("data-product-id", "id"))
     if not title or price is None or url is None:
         return None

@@ -108,6 +108,7 @@ def found_result(name: str, *, price: int = 12_900, ai_usd: float = 0.0021, prox
             "tokens": 2_310,
             "bytes": 1_048_576,
             "cost": {"ai_usd": ai_usd, "proxy_usd": proxy_usd, "total_usd": round(ai_usd + proxy_usd, 6)},
+            "stages_ms": {"browser_page": 0.2, "navigation": 1_204.5, "parse": 11.0, "judge": 7_010.3, "database": 9.1},
         },
     }
 

@@ -129,6 +129,7 @@ def test_the_job_page_lays_out_payload_rounds_verdicts_links_and_cost(admin_clie
     assert "precise" in html
     assert "$0.0126" in html
     assert "8.4 s" in html
+    assert "browser page 0 ms · navigation 1,204 ms · parse 11 ms · judge 7,010 ms · database 9 ms" in html
     assert "Client&#x27;s price" in html
     assert "₩15,000" in html
     assert "Requeue this DEAD job" not in html

@@ -161,6 +161,10 @@ def test_the_handler_finds_the_lowest_price_records_it_and_enqueues_the_webhook(
     assert result["outcome"] == "found"
     assert (result["lowest"]["price"], result["lowest"]["title"]) == (199_000, BUDS_LISTINGS[1]["title"])
     assert worker_browser.search_queries == [BUDS]
+    # Where the search's time went, for operators: the browser's stages, the judge's and the database's.
+    stages = result["metrics"]["stages_ms"]
+    assert {"browser_page", "navigation", "parse", "judge", "database"} <= set(stages)
+    assert all(isinstance(ms, float) and ms >= 0 for ms in stages.values())
     snapshot = PriceSnapshot.objects.get(job_id=job.job_id)
     assert (snapshot.product.product_code, snapshot.outcome, snapshot.price) == ("BUDS-1", "found", 199_000)
     assert snapshot.url == result["lowest"]["url"]

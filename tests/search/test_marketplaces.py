@@ -18,6 +18,7 @@ from negative_cache.models import NegativeCacheEntry
 from search import handler, metrics
 from search.exceptions import CrawlFailed, MarketplacesSkipped
 from search.listings import Judgement, Listing, ProductQuery, RefinedQueries, SearchPage, TokenUsage, Verdict
+from search.marketplaces import naver_may_find_more
 from search.models import PriceSnapshot
 from search.pipeline import Marketplace, Skip, search_product
 
@@ -107,6 +108,45 @@ def test_naver_finding_it_in_round_one_still_lets_coupang_search_the_precise_que
     assert result["rounds"][0]["verdicts"][0]["marketplace"] == "naver"
     assert result["metrics"]["by_marketplace"]["naver"]["calls"] == 1
     assert result["metrics"]["by_marketplace"]["coupang"]["calls"] == 2
+
+
+@pytest.mark.django_db
+def test_naver_finding_nothing_for_the_products_words_is_not_asked_again_with_the_same_words_or_more_of_them():
+    coupang = Shelf("coupang", {PRODUCT.product_name: [("삼성 버즈3 프로 SM-R630", 205_000)]})
+    naver = Shelf("naver")
+
+    def refine_like_an_llm(product, tried):
+        # The precise query adds the model code to the name's words; the broad one drops one of them.
+        return RefinedQueries(precise="갤럭시 버즈3 프로 SM-R630", broad="버즈3 프로", usage=TokenUsage(50, 5))
+
+    result = search_product(
+        PRODUCT,
+        marketplaces=[
+            Marketplace("coupang", coupang),
+            Marketplace("naver", naver, concurrent=True, may_find_more=naver_may_find_more),
+        ],
+        configured=["coupang", "naver"],
+        judge=ModelCodeJudge(),
+        refine=refine_like_an_llm,
+    )
+
+    # The precise round could only find less than the name found (nothing): no call, no quota; the broad one may.
+    assert naver.queries == [PRODUCT.product_name, "버즈3 프로"]
+    assert coupang.queries == [PRODUCT.product_name]
+    assert [round_["query"] for round_ in result["rounds"]] == [PRODUCT.product_name, "버즈3 프로"]
+    assert result["metrics"]["by_marketplace"]["naver"]["calls"] == 2
+    assert result["by_marketplace"]["naver"]["outcome"] == "not_found"
+
+
+def test_naver_may_find_more_only_with_fewer_or_other_words_than_a_query_that_found_nothing():
+    nothing = ["삼성전자 갤럭시 버즈3 SM-R630"]
+
+    assert not naver_may_find_more("SM-R630 갤럭시  버즈3 삼성전자", nothing)  # reordered, respaced
+    assert not naver_may_find_more("삼성전자 갤럭시 버즈3 smr630", nothing)  # the code re-hyphenated
+    assert not naver_may_find_more("삼성전자 갤럭시 버즈3 프로 SM-R630", nothing)  # one word more
+    assert naver_may_find_more("삼성전자 SM-R630", nothing)  # fewer words
+    assert naver_may_find_more("삼성 갤럭시 버즈3 SM-R630", nothing)  # another word
+    assert naver_may_find_more("삼성전자 갤럭시 버즈3 SM-R630", [])
 
 
 @pytest.mark.django_db
