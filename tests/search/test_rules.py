@@ -245,6 +245,14 @@ RULE_CASES = [
         "a word beside the name: 맥세이프",  # unsure (a MagSafe model?), but no sure "compatible copy"
         id="a-standard-the-product-meets-is-no-copy",
     ),
+    pytest.param(
+        ProductQuery(product_code="TH", product_name="누리 트래블 7in1 멀티포트 허브", brand="누리"),
+        "누리 트래블 7in1 멀티포트 어댑터",
+        False,
+        False,
+        "no made-for mark and no accessory's price",  # a hub sold as an adapter: an accessory word alone is no proof
+        id="an-accessory-word-alone-with-no-price-to-weigh-is-doubted",
+    ),
 ]
 
 
