@@ -35,6 +35,7 @@ from search.titles import (
     vowel_reading,
 )
 from search.vocabulary import (
+    ABSENCE_LINES,
     AUDIENCE_LINES,
     BRAND_ALIASES,
     CLOTHING_SIZES,
@@ -419,8 +420,21 @@ class Bundle(Rule):
                 # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
                 # what the product's name holds. Never sure.
                 return Caution(f"a set of what the product names itself ({context.listing.bundle})")
+            joined = _joined_to_its_like(added, context.listing)
+            if joined:
+                # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
+                # in (as 화이트+블루 is a colourway), as much as a set of two. Never sure.
+                return Doubt(f"a plus between two of one kind ({joined}+{added}): options of one product, or a set")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
+
+
+def _joined_to_its_like(added: str, listing: Title) -> str | None:
+    """The Hangul word before the plus that adds `added`, when the two end alike (번호키+카드키): else None."""
+    before = re.search(rf"([가-힣]{{2,}})\s*\+\s*{re.escape(added)}", listing.text)
+    if before and len(added) >= 2 and before.group(1)[-1] == added[-1] and before.group(1) != added:
+        return before.group(1)
+    return None
 
 
 def _both_imported(ours: set[str], theirs: set[str]) -> bool:
@@ -521,8 +535,22 @@ class OtherModel(Rule):
                 # A code of another shape (AX1800 for Deco X20, 200MB for SDSDXXD): another model, or a spec or
                 # a part number beside ours written some way no rule reads; the LLM settles it.
                 return Doubt(said)
+            if _our_count_in_smaller_packs(context):
+                # HX9042 2개입 x 2 for the 4-pack HX9044: a family's codes may name its pack sizes, and the title's
+                # packs add up to ours. Never sure.
+                return Doubt(f"{said}, in packs adding up to our count: maybe a smaller pack's code")
             return Reject(said)
         return None
+
+
+_MULTIPLIED = re.compile(r"\d\s*[가-힣a-z]*\s*[x×*]\s*\d")
+"""A count multiplied (2개입 x 2, 6병*2): packs of a smaller size."""
+
+
+def _our_count_in_smaller_packs(context: Context) -> bool:
+    """The title sells several packs whose units add up to the product's count (2개입 x 2 for 4개입)."""
+    name, listing = context.name, context.listing
+    return name.pack_count > 1 and listing.pack_count == name.pack_count and bool(_MULTIPLIED.search(listing.text))
 
 
 class MeasureAndSize(Rule):
@@ -574,6 +602,10 @@ class MeasureAndSize(Rule):
         other = other_model_number(name, listing)
         if other:
             said = f"different model: {other[0]} instead of {other[1]}"
+            if other[0] in _pieces_of_our_code(context.product):
+                # DMC 117 … 310 for 25번 자수실 with the code 117/310: the title writes our own code apart, and
+                # the name's number may be a size or a grade as much as a model. Never sure.
+                return Doubt(f"{said}, but {other[0]} is a piece of our model code")
             if all(_YEAR.fullmatch(number) for number in other):
                 # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
                 return Doubt(f"{said} (a year)")
@@ -588,6 +620,11 @@ class MeasureAndSize(Rule):
             if offered - values:
                 return Doubt(f"{dimension} {show(offered)} for {show(values)}")
         return None
+
+
+def _pieces_of_our_code(product: Product) -> set[str]:
+    """The letters-and-digits pieces of the shop's model code (117 and 310 of 117/310)."""
+    return set(re.findall(r"[0-9a-z]+", normalise(product.query.model_code or "")))
 
 
 class PackCount(Rule):
@@ -727,6 +764,9 @@ class VariantAndLine(Rule):
             return Doubt(f"for {', '.join(sorted(extra_lines))}, which the product does not say")
         if extra_lines:
             said = f"another flavour or line: {', '.join(sorted(extra_lines))}"
+            if extra_lines <= ABSENCE_LINES:
+                # 무향 for a hand cream whose name states no scent: it may be the one made without.
+                return Doubt(f"{said} (what the product may be without)")
             if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
                 # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
                 # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.

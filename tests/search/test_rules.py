@@ -253,6 +253,42 @@ RULE_CASES = [
         "no made-for mark and no accessory's price",  # a hub sold as an adapter: an accessory word alone is no proof
         id="an-accessory-word-alone-with-no-price-to-weigh-is-doubted",
     ),
+    pytest.param(
+        ProductQuery(product_code="HC", product_name="소피아 시어버터 핸드크림 50ml", brand="소피아"),
+        "소피아 시어버터 핸드크림 무향 50ml",
+        False,
+        False,
+        "what the product may be without",  # the product may itself be the unscented one
+        id="a-line-of-what-the-product-is-without-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(
+            product_code="DL", product_name="가드원 GD-310 디지털 도어락", brand="가드원", model_code="GD-310"
+        ),
+        "가드원 GD-310 도어락 지문키+번호키",
+        False,
+        False,
+        "two of one kind",  # the ways the lock opens, as much as a set of two
+        id="a-plus-between-two-of-one-kind-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(
+            product_code="BH", product_name="클린덴트 소닉 칫솔모 4개입", brand="클린덴트", model_code="CD-2044"
+        ),
+        "클린덴트 소닉 칫솔모 CD-2042 2개입 x 2",
+        False,
+        False,
+        "smaller pack's code",  # a family's codes may name its pack sizes
+        id="a-sibling-code-in-packs-adding-up-to-our-count-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(product_code="ET", product_name="앵커 30번 자수실 블랙", brand="앵커", model_code="412/403"),
+        "앵커 412 자수실 403 블랙",
+        False,
+        False,
+        "a piece of our model code",
+        id="a-number-that-is-a-piece-of-our-model-code-is-no-sure-other-model",
+    ),
 ]
 
 
