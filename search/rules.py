@@ -300,11 +300,11 @@ class MadeFor(Rule):
             if _priced_as_the_product(context) and not marked:
                 # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
                 return Caution(f"{kind} ({word}) named, but priced as the product")
-            if not marked and not _priced_below_the_product(context):
-                # An accessory word alone is one reading of several: the part may come with the product, name what
-                # it does (짐벌 셀카봉 삼각대) or be its own kind in another sense (멀티포트 어댑터 for a hub, an
-                # album's 커버). Sure takes a second witness: a made-for mark, or a price an accessory has.
-                return Doubt(f"{kind} ({word}) named, with no made-for mark and no accessory's price")
+            if not marked and _priced_as_a_product(context):
+                # An accessory word priced as the product is one reading of several: the part may come with it,
+                # the word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트
+                # 어댑터 for a hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
+                return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
@@ -378,10 +378,10 @@ def _priced_as_the_product(context: Context) -> bool:
     )
 
 
-def _priced_below_the_product(context: Context) -> bool:
-    """The price is under PRICED_AS_PRODUCT_SHARE of the page's reference price: what an accessory costs."""
+def _priced_as_a_product(context: Context) -> bool:
+    """The price is PRICED_AS_PRODUCT_SHARE of the page's reference price or more: not what an accessory costs."""
     return bool(
-        context.price and context.reference_price and context.price < PRICED_AS_PRODUCT_SHARE * context.reference_price
+        context.price and context.reference_price and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
     )
 
 

@@ -246,12 +246,12 @@ RULE_CASES = [
         id="a-standard-the-product-meets-is-no-copy",
     ),
     pytest.param(
-        ProductQuery(product_code="TH", product_name="누리 트래블 7in1 멀티포트 허브", brand="누리"),
+        ProductQuery(product_code="TH", product_name="누리 트래블 7in1 멀티포트 허브", brand="누리", price=100_000),
         "누리 트래블 7in1 멀티포트 어댑터",
         False,
         False,
-        "no made-for mark and no accessory's price",  # a hub sold as an adapter: an accessory word alone is no proof
-        id="an-accessory-word-alone-with-no-price-to-weigh-is-doubted",
+        "no made-for mark and priced as the product",  # a hub sold as an adapter: the word alone is no proof
+        id="an-accessory-word-priced-as-the-product-is-doubted",
     ),
     pytest.param(
         ProductQuery(product_code="HC", product_name="소피아 시어버터 핸드크림 50ml", brand="소피아"),
