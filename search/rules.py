@@ -171,6 +171,8 @@ class Product:
     """The product name's words as the shop wrote them, compacted (3m, before 3M is read as three metres)."""
     name_as_written: str = ""
     """The whole name normalised, what it says is included too (필터펌프 포함), which its title drops."""
+    named_by_code: bool = False
+    """The shop named the product by its model code alone ("SM-R510"): the name says no brand, line or variant."""
 
     @classmethod
     def of(cls, query: ProductQuery) -> Product:
@@ -215,6 +217,7 @@ class Product:
             sold_by_measure=bool(set(name.measures) & SOLD_BY),
             written=written,
             name_as_written=normalise(query.product_name),
+            named_by_code=bool(codes) and compact(query.product_name) in codes,
         )
 
 
@@ -482,6 +485,10 @@ class OtherBrand(Rule):
         }
         if others and not context.ours_named:
             said = f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}"
+            if product.named_by_code and not (product.brand_groups or product.query.brand):
+                # "SM-R510" and no brand: a brand named beside our code is no other maker, for we know none. The
+                # code outweighs a guess; another model's code would be OtherModel's.
+                return None if _our_code_exact(context) else Doubt(said)
             if not (product.brand_groups or product.query.brand) and not any(
                 _names_maker_first(group, listing) for group in others
             ):
@@ -705,6 +712,9 @@ class VariantAndLine(Rule):
                 continue
             side = "the title says" if says else "the title lacks"
             if context.code_found:
+                if context.product.named_by_code and context.code_exact:
+                    # "SM-R510" alone: the name says no variant, so the title's 프로 describes our model. Never sure.
+                    return Caution(f"{side} {variant}, where the product is named by its code alone")
                 # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
                 if says or variant in code_words(context.product):
                     # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
@@ -871,7 +881,7 @@ class ExtraWords(Rule):
         ]
         if codes:
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
-        if context.code_exact and product.query.model_code:
+        if context.code_exact and (product.query.model_code or product.named_by_code):
             # The shop's exact model code names the product; a word it does not explain then more likely describes
             # it (풀오토 턴테이블, 스탠드형, 공인구) than names another one, which has a code of its own. Never sure.
             return Caution(f"words the product lacks: {' '.join(extra[:3])}")
