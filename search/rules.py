@@ -35,6 +35,7 @@ from search.titles import (
     vowel_reading,
 )
 from search.vocabulary import (
+    ABSENCE_LINES,
     AUDIENCE_LINES,
     BRAND_ALIASES,
     CLOTHING_SIZES,
@@ -170,6 +171,8 @@ class Product:
     """The product name's words as the shop wrote them, compacted (3m, before 3M is read as three metres)."""
     name_as_written: str = ""
     """The whole name normalised, what it says is included too (필터펌프 포함), which its title drops."""
+    named_by_code: bool = False
+    """The shop named the product by its model code alone ("SM-R510"): the name says no brand, line or variant."""
 
     @classmethod
     def of(cls, query: ProductQuery) -> Product:
@@ -214,6 +217,7 @@ class Product:
             sold_by_measure=bool(set(name.measures) & SOLD_BY),
             written=written,
             name_as_written=normalise(query.product_name),
+            named_by_code=bool(codes) and compact(query.product_name) in codes,
         )
 
 
@@ -295,9 +299,15 @@ class MadeFor(Rule):
         }
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))
-            if _priced_as_the_product(context) and not listing.made_for and not listing.compatible:
+            marked = bool(listing.made_for or listing.compatible)
+            if _priced_as_the_product(context) and not marked:
                 # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
                 return Caution(f"{kind} ({word}) named, but priced as the product")
+            if not marked and _priced_as_a_product(context):
+                # An accessory word priced as the product is one reading of several: the part may come with it,
+                # the word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트
+                # 어댑터 for a hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
+                return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
@@ -371,6 +381,13 @@ def _priced_as_the_product(context: Context) -> bool:
     )
 
 
+def _priced_as_a_product(context: Context) -> bool:
+    """The price is PRICED_AS_PRODUCT_SHARE of the page's reference price or more: not what an accessory costs."""
+    return bool(
+        context.price and context.reference_price and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
+    )
+
+
 def _every_word_of_ours(context: Context) -> bool:
     """Every naming word of the product's name is in the title (a product without a model code, named in full)."""
     core = context.name.core_words
@@ -406,8 +423,21 @@ class Bundle(Rule):
                 # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
                 # what the product's name holds. Never sure.
                 return Caution(f"a set of what the product names itself ({context.listing.bundle})")
+            joined = _joined_to_its_like(added, context.listing)
+            if joined:
+                # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
+                # in (as 화이트+블루 is a colourway), as much as a set of two. Never sure.
+                return Doubt(f"a plus between two of one kind ({joined}+{added}): options of one product, or a set")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
+
+
+def _joined_to_its_like(added: str, listing: Title) -> str | None:
+    """The Hangul word before the plus that adds `added`, when the two end alike (번호키+카드키): else None."""
+    before = re.search(rf"([가-힣]{{2,}})\s*\+\s*{re.escape(added)}", listing.text)
+    if before and len(added) >= 2 and before.group(1)[-1] == added[-1] and before.group(1) != added:
+        return before.group(1)
+    return None
 
 
 def _both_imported(ours: set[str], theirs: set[str]) -> bool:
@@ -455,6 +485,10 @@ class OtherBrand(Rule):
         }
         if others and not context.ours_named:
             said = f"brand {BRAND_ALIASES[min(others)][0]}, not {product.query.brand or 'ours'}"
+            if product.named_by_code and not (product.brand_groups or product.query.brand):
+                # "SM-R510" and no brand: a brand named beside our code is no other maker, for we know none. The
+                # code outweighs a guess; another model's code would be OtherModel's.
+                return None if _our_code_exact(context) else Doubt(said)
             if not (product.brand_groups or product.query.brand) and not any(
                 _names_maker_first(group, listing) for group in others
             ):
@@ -508,8 +542,22 @@ class OtherModel(Rule):
                 # A code of another shape (AX1800 for Deco X20, 200MB for SDSDXXD): another model, or a spec or
                 # a part number beside ours written some way no rule reads; the LLM settles it.
                 return Doubt(said)
+            if _our_count_in_smaller_packs(context):
+                # HX9042 2개입 x 2 for the 4-pack HX9044: a family's codes may name its pack sizes, and the title's
+                # packs add up to ours. Never sure.
+                return Doubt(f"{said}, in packs adding up to our count: maybe a smaller pack's code")
             return Reject(said)
         return None
+
+
+_MULTIPLIED = re.compile(r"\d\s*[가-힣a-z]*\s*[x×*]\s*\d")
+"""A count multiplied (2개입 x 2, 6병*2): packs of a smaller size."""
+
+
+def _our_count_in_smaller_packs(context: Context) -> bool:
+    """The title sells several packs whose units add up to the product's count (2개입 x 2 for 4개입)."""
+    name, listing = context.name, context.listing
+    return name.pack_count > 1 and listing.pack_count == name.pack_count and bool(_MULTIPLIED.search(listing.text))
 
 
 class MeasureAndSize(Rule):
@@ -561,6 +609,10 @@ class MeasureAndSize(Rule):
         other = other_model_number(name, listing)
         if other:
             said = f"different model: {other[0]} instead of {other[1]}"
+            if other[0] in _pieces_of_our_code(context.product):
+                # DMC 117 … 310 for 25번 자수실 with the code 117/310: the title writes our own code apart, and
+                # the name's number may be a size or a grade as much as a model. Never sure.
+                return Doubt(f"{said}, but {other[0]} is a piece of our model code")
             if all(_YEAR.fullmatch(number) for number in other):
                 # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
                 return Doubt(f"{said} (a year)")
@@ -575,6 +627,11 @@ class MeasureAndSize(Rule):
             if offered - values:
                 return Doubt(f"{dimension} {show(offered)} for {show(values)}")
         return None
+
+
+def _pieces_of_our_code(product: Product) -> set[str]:
+    """The letters-and-digits pieces of the shop's model code (117 and 310 of 117/310)."""
+    return set(re.findall(r"[0-9a-z]+", normalise(product.query.model_code or "")))
 
 
 class PackCount(Rule):
@@ -625,12 +682,11 @@ def _same_but_for(number: int, ours: int, theirs: int) -> bool:
     return ours_out in (theirs, theirs_out) or theirs_out == ours
 
 
-class VariantAndLine(Rule):
-    """A different variant (Pro, Max, mini, FE …), colour where both name one, origin where both name one (중국산
-    for 국내산), or an extra flavour or line (라임, 흑미, 디지털) is another product; other colours offered beside
-    ours are a choice (Caution). Words: vocabulary/variants.py, vocabulary/colours.py, vocabulary/origins.py."""
+class SoldWithout(Rule):
+    """A title saying it comes without a part the product names (헤드레스트 미포함 for a chair 헤드레스트형) is
+    another product. Words: search/titles.py (미포함, 불포함, 별매, 제외: a title's left_out)."""
 
-    name = "variant and line"
+    name = "sold without"
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
@@ -642,6 +698,17 @@ class VariantAndLine(Rule):
         if without:
             # 헤드레스트 미포함 for a chair 헤드레스트형: the title says it comes without a part the product names.
             return Reject(f"sold without {without[0]}, which the product has")
+        return None
+
+
+class Variant(Rule):
+    """A different variant (Pro, Max, mini, FE …) said by one side and not the other is another product; the
+    one the title lacks, a "+" read as Plus or a doubtful variant is uncertain. Words: vocabulary/variants.py."""
+
+    name = "variant"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         # What the title says before what it lacks: a word said is stronger evidence than one left out.
         for variant in sorted(listing.variants ^ name.variants, key=lambda word: (word not in listing.variants, word)):
             if variant in ONE_SIDED_VARIANTS and variant not in listing.variants:
@@ -653,78 +720,204 @@ class VariantAndLine(Rule):
             if glued_in(variant, name if says else listing):
                 # 프로스태프 for Pro Staff: the variant's word is glued inside a word of the other side.
                 continue
-            side = "the title says" if says else "the title lacks"
-            if context.code_found:
-                # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
-                if says or variant in code_words(context.product):
-                    # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
-                    return Doubt(f"different variant: {side} {variant}")
-                return Caution(f"{side} {variant}")
-            if not says or _read_from_a_sign(variant, listing) or variant in DOUBTFUL_VARIANTS:
-                # Absence is weaker evidence than presence: sellers leave words out (듀얼드라이브 럭스 for Ultra
-                # Dual Drive Luxe), and a "+" after a name may be the line's own mark (Endurance+). Never sure.
-                return Doubt(f"different variant: {side} {variant}")
-            return Reject(f"different variant: {side} {variant}")
+            return _variant_finding(context, variant, says)
+        return None
+
+
+def _variant_finding(context: Context, variant: str, says: bool) -> Finding:
+    """What one variant word said by one side only is worth, given whether our model code is in the title."""
+    side = "the title says" if says else "the title lacks"
+    if context.code_found:
+        if context.product.named_by_code and context.code_exact:
+            # "SM-R510" alone: the name says no variant, so the title's 프로 describes our model. Never sure.
+            return Caution(f"{side} {variant}, where the product is named by its code alone")
+        # Our model code is there: a variant word the title leaves out may be a platform name (20V MAX).
+        if says or variant in code_words(context.product):
+            # A variant word of our own model code (Archer T3U Plus) missing: another model's code.
+            return Doubt(f"different variant: {side} {variant}")
+        return Caution(f"{side} {variant}")
+    if not says or _read_from_a_sign(variant, context.listing) or variant in DOUBTFUL_VARIANTS:
+        # Absence is weaker evidence than presence: sellers leave words out (듀얼드라이브 럭스 for Ultra
+        # Dual Drive Luxe), and a "+" after a name may be the line's own mark (Endurance+). Never sure.
+        return Doubt(f"different variant: {side} {variant}")
+    return Reject(f"different variant: {side} {variant}")
+
+
+class Colour(Rule):
+    """A colour where both name one and none is shared is another product. Words: vocabulary/colours.py."""
+
+    name = "colour"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         if name.colours and listing.colours and not name.colours & listing.colours:
             return Reject(f"different colour: {', '.join(sorted(listing.colours))}")
+        return None
+
+
+class Material(Rule):
+    """Another material where both name one (스웨이드 for 가죽) is likely another product, unless the material
+    names a part (a steel frame of a wooden desk): uncertain. Words: vocabulary/materials.py."""
+
+    name = "material"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         ours_made_of = {MATERIAL_OF[word] for word in name.words if word in MATERIAL_OF}
         theirs_made_of = {MATERIAL_OF[word] for word in listing.words if word in MATERIAL_OF}
         if ours_made_of and theirs_made_of and not ours_made_of & theirs_made_of:
-            # 스웨이드 for 가죽: another material is another product, unless the material names a part (a steel
-            # frame of a wooden desk): the LLM settles it.
             return Doubt(
                 f"made of {', '.join(sorted(theirs_made_of))}, the product of {', '.join(sorted(ours_made_of))}"
             )
+        return None
+
+
+class Opposite(Rule):
+    """A word opposite to the product's (냉동 for 냉장, 여성 for 남성) is another product. Words:
+    vocabulary/variants.py (OPPOSITES)."""
+
+    name = "opposite"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         ours_said, theirs_said = {*name.text.split(), *name.words}, {*listing.text.split(), *listing.words}
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
             if one in ours_said and other in theirs_said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
-        ours, theirs = name.origins, listing.origins
+        return None
+
+
+class Origin(Rule):
+    """Another origin where both name one (중국산 양파 for 국내산 양파) is another product, at another price; "imported"
+    against a foreign country is the same said less exactly. Words: vocabulary/origins.py."""
+
+    name = "origin"
+
+    def check(self, context: Context) -> Finding:
+        ours, theirs = context.name.origins, context.listing.origins
         if ours and theirs and not ours & theirs and not _both_imported(ours, theirs):
-            # 중국산 양파 for 국내산 양파: another origin is another product, at another price.
             return Reject(
                 f"grown or made elsewhere: {', '.join(sorted(theirs))} where the product is {', '.join(sorted(ours))}"
             )
-        ours, theirs = networks(name), networks(listing)
+        return None
+
+
+class Network(Rule):
+    """Another connection where both name one (a Wi-Fi tablet for its 5G sibling) is another product. Words:
+    vocabulary/variants.py (NETWORKS)."""
+
+    name = "network"
+
+    def check(self, context: Context) -> Finding:
+        ours, theirs = networks(context.name), networks(context.listing)
         if ours and theirs and not ours & theirs:
             return Reject(f"another connection: {', '.join(sorted(theirs))} instead of {', '.join(sorted(ours))}")
-        shades_ours = set(name.words) & COLOUR_QUALIFIERS
-        shades_theirs = set(listing.words) & COLOUR_QUALIFIERS
+        return None
+
+
+class Shade(Rule):
+    """One shade put in place of the product's (다크 스톤워시 for 미디엄 스톤워시) is likely another product:
+    uncertain. Words: vocabulary/colours.py (COLOUR_QUALIFIERS)."""
+
+    name = "shade"
+
+    def check(self, context: Context) -> Finding:
+        shades_ours = set(context.name.words) & COLOUR_QUALIFIERS
+        shades_theirs = set(context.listing.words) & COLOUR_QUALIFIERS
         added = {shade for shade in shades_theirs - shades_ours if not sounds_like_one_of(shade, list(shades_ours))}
         dropped = {shade for shade in shades_ours - shades_theirs if not sounds_like_one_of(shade, list(shades_theirs))}
         if added and dropped:
-            # 다크 스톤워시 for 미디엄 스톤워시: one shade put in place of the product's.
             return Doubt(f"another shade: {', '.join(sorted(added))} for {', '.join(sorted(dropped))}")
-        extra_lines = {
-            line
-            for line in listing.lines - name.lines
-            if not part_of_a_word(line, listing, name)
-            # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
-            and not inside_our_word(line, listing, context.product)
-            and not glued_to_a_colour(line, listing)
-            # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it; 허니 for a 꿀: the
-            # kind's name as a loanword (honey).
-            and not kind_groups_of(line) & context.product.kind_groups
-            and not _read_as_our_kind(line, context.product)
-            # 무알콜 for a 제로 beer: what the product's own word already says.
-            and IMPLIED_BY.get(line) not in name.words
-        }
+        return None
+
+
+class ExtraLine(Rule):
+    """An extra flavour or line the product does not name (라임, 흑미, 디지털) is another product; whom it is for,
+    what the product may be without, or a line read from inside a longer word is uncertain. Words:
+    vocabulary/variants.py (LINE_WORDS, AUDIENCE_LINES, ABSENCE_LINES), vocabulary/spellings.py (IMPLIED_BY)."""
+
+    name = "extra line"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
+        extra_lines = _extra_lines(context)
         if extra_lines and extra_lines <= AUDIENCE_LINES and not name.lines & AUDIENCE_LINES:
             # 키즈 for a kids' skate the shop did not call so: whom it is for may be said of the product itself.
             return Doubt(f"for {', '.join(sorted(extra_lines))}, which the product does not say")
-        if extra_lines:
-            said = f"another flavour or line: {', '.join(sorted(extra_lines))}"
-            if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
-                # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
-                # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.
-                return Doubt(said)
-            return Reject(said)
+        if not extra_lines:
+            return None
+        said = f"another flavour or line: {', '.join(sorted(extra_lines))}"
+        if extra_lines <= ABSENCE_LINES:
+            # 무향 for a hand cream whose name states no scent: it may be the one made without.
+            return Doubt(f"{said} (what the product may be without)")
+        if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
+            # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
+            # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.
+            return Doubt(said)
+        return Reject(said)
+
+
+def _extra_lines(context: Context) -> set[str]:
+    """The title's lines the product does not name, less those its own words or kinds explain."""
+    name, listing = context.name, context.listing
+    return {
+        line
+        for line in listing.lines - name.lines
+        if not part_of_a_word(line, listing, name)
+        # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
+        and not inside_our_word(line, listing, context.product)
+        and not glued_to_a_colour(line, listing)
+        # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it; 허니 for a 꿀: the
+        # kind's name as a loanword (honey).
+        and not kind_groups_of(line) & context.product.kind_groups
+        and not _read_as_our_kind(line, context.product)
+        # 무알콜 for a zero beer: what the product's own word already says.
+        and IMPLIED_BY.get(line) not in name.words
+    }
+
+
+class ColourLeftOpen(Rule):
+    """A shade named in place of our colour (네온 where the product is black), or other colours offered beside
+    ours, leave the colour open: uncertain. Words: vocabulary/colours.py."""
+
+    name = "colour left open"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         shades = set(listing.words) & COLOUR_QUALIFIERS - set(name.words)
         if name.colours and not listing.colours and shades:
-            # 네온 where the product is black: a shade named in place of our colour.
             return Doubt(f"{'/'.join(sorted(shades))} where the product is {'/'.join(sorted(name.colours))}")
         if name.colours and listing.colours - name.colours:
             return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
+        return None
+
+
+class VariantAndLine(Rule):
+    """A different variant (Pro, Max, mini, FE …), colour where both name one, origin where both name one (중국산
+    for 국내산), or an extra flavour or line (라임, 흑미, 디지털) is another product; other colours offered beside
+    ours are a choice. One rule of several parts, each one idea, run in order: the first that finds anything
+    speaks for them all (a variant's Doubt is not followed by a colour's Reject). Words: vocabulary/variants.py,
+    vocabulary/colours.py, vocabulary/origins.py, vocabulary/materials.py."""
+
+    name = "variant and line"
+    parts: tuple[Rule, ...] = (
+        SoldWithout(),
+        Variant(),
+        Colour(),
+        Material(),
+        Opposite(),
+        Origin(),
+        Network(),
+        Shade(),
+        ExtraLine(),
+        ColourLeftOpen(),
+    )
+
+    def check(self, context: Context) -> Finding:
+        for part in self.parts:
+            finding = part.check(context)
+            if finding is not None:
+                return finding
         return None
 
 
@@ -818,7 +1011,7 @@ class ExtraWords(Rule):
         ]
         if codes:
             return Doubt(f"another model code of our code's shape: {codes[0]} (a set or a choice)")
-        if context.code_exact and product.query.model_code:
+        if context.code_exact and (product.query.model_code or product.named_by_code):
             # The shop's exact model code names the product; a word it does not explain then more likely describes
             # it (풀오토 턴테이블, 스탠드형, 공인구) than names another one, which has a code of its own. Never sure.
             return Caution(f"words the product lacks: {' '.join(extra[:3])}")

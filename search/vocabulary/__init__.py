@@ -81,6 +81,7 @@ from search.vocabulary.rentals import MONTHLY_FEE, RENTAL_WHOLE_WORDS, RENTAL_WO
 from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, SHOE_SIZE_RANGE
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import (
+    ABSENCE_LINES,
     AUDIENCE_LINES,
     DOUBTFUL_VARIANTS,
     LINE_SPELLINGS,
@@ -92,6 +93,7 @@ from search.vocabulary.variants import (
 )
 
 __all__ = [
+    "ABSENCE_LINES",
     "ACCESSORY_KINDS",
     "AUDIENCE_LINES",
     "BEDDING_SIZES",

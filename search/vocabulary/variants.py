@@ -50,6 +50,11 @@ LINE_WORDS = (
     "edition", "bundle", "번들", "패키지", "콤보", "combo", "isolate", "아이솔레이트", "gore-tex", "고어텍스",
 )  # fmt: skip
 
+# Lines that say what a product is without (무향: no scent; 무가당, 무첨가, 무알콜): where the product names none,
+# it may be the one without and its name leave that unsaid (a hand cream made unscented), as much as another line
+# of it. A title naming one is uncertain, never surely another product.
+ABSENCE_LINES = frozenset(line for line in LINE_WORDS if line.startswith("무"))
+
 # One line written several ways: 키즈, 아동 and 어린이 are the kids' line.
 LINE_SPELLINGS: dict[str, str] = {
     "키즈": "kids",

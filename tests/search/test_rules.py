@@ -245,6 +245,50 @@ RULE_CASES = [
         "a word beside the name: 맥세이프",  # unsure (a MagSafe model?), but no sure "compatible copy"
         id="a-standard-the-product-meets-is-no-copy",
     ),
+    pytest.param(
+        ProductQuery(product_code="TH", product_name="누리 트래블 7in1 멀티포트 허브", brand="누리", price=100_000),
+        "누리 트래블 7in1 멀티포트 어댑터",
+        False,
+        False,
+        "no made-for mark and priced as the product",  # a hub sold as an adapter: the word alone is no proof
+        id="an-accessory-word-priced-as-the-product-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(product_code="HC", product_name="소피아 시어버터 핸드크림 50ml", brand="소피아"),
+        "소피아 시어버터 핸드크림 무향 50ml",
+        False,
+        False,
+        "what the product may be without",  # the product may itself be the unscented one
+        id="a-line-of-what-the-product-is-without-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(
+            product_code="DL", product_name="가드원 GD-310 디지털 도어락", brand="가드원", model_code="GD-310"
+        ),
+        "가드원 GD-310 도어락 지문키+번호키",
+        False,
+        False,
+        "two of one kind",  # the ways the lock opens, as much as a set of two
+        id="a-plus-between-two-of-one-kind-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(
+            product_code="BH", product_name="클린덴트 소닉 칫솔모 4개입", brand="클린덴트", model_code="CD-2044"
+        ),
+        "클린덴트 소닉 칫솔모 CD-2042 2개입 x 2",
+        False,
+        False,
+        "smaller pack's code",  # a family's codes may name its pack sizes
+        id="a-sibling-code-in-packs-adding-up-to-our-count-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(product_code="ET", product_name="앵커 30번 자수실 블랙", brand="앵커", model_code="412/403"),
+        "앵커 412 자수실 403 블랙",
+        False,
+        False,
+        "a piece of our model code",
+        id="a-number-that-is-a-piece-of-our-model-code-is-no-sure-other-model",
+    ),
 ]
 
 

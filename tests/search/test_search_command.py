@@ -15,6 +15,7 @@ from django.db import connection
 
 from negative_cache.models import NegativeCacheEntry
 from search.models import PriceSnapshot, Product
+from tests.fakes.marketplace import DEMO_CATALOGUE
 
 pytestmark = pytest.mark.slow
 
@@ -107,3 +108,28 @@ def test_a_blank_product_name_is_refused_before_any_browser_starts(fake_coupang)
         call_command("search", "   ", stdout=io.StringIO())
 
     assert fake_coupang.requests == []
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "options",
+    [
+        pytest.param((), id="the-code-alone"),
+        pytest.param(("--model-code", "SM-R510"), id="with-model-code"),
+        pytest.param(("--brand", "삼성전자"), id="with-brand"),
+    ],
+)
+def test_a_product_named_by_its_model_code_alone_is_found_by_the_code_whatever_the_title_adds(
+    fake_marketplace, options
+):
+    # The demo market's SM-R510 (tests/fakes/marketplace.py): the title adds a brand and 프로 the name never says.
+    fake_marketplace.set_results("SM-R510", DEMO_CATALOGUE["SM-R510"])
+
+    done = run_command("SM-R510", "--product-code", "BUDS2PRO", *options, marketplace=fake_marketplace)
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["outcome"] == "found", result
+    assert result["lowest"]["price"] == 129_000
+    assert not NegativeCacheEntry.objects.exists()
