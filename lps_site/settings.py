@@ -233,6 +233,9 @@ OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="") or None
 LPS_JUDGE_MODEL = env.str("LPS_JUDGE_MODEL", default="gpt-4o-mini")
 LPS_KEYWORD_MODEL = env.str("LPS_KEYWORD_MODEL", default="gpt-4o-mini")
+# json_schema: strict structured outputs (OpenAI, vLLM, llama.cpp's server, Ollama); json_object: JSON mode only,
+# the answer validated by LPS (docs/configuration.md).
+LPS_LLM_OUTPUT_MODE = env.str("LPS_LLM_OUTPUT_MODE", default="json_schema")
 LPS_AI_INPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_INPUT_USD_PER_1M_TOKENS", default=0.15)
 LPS_AI_OUTPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_OUTPUT_USD_PER_1M_TOKENS", default=0.60)
 LPS_OPENAI_TIMEOUT_SECONDS = env.float("LPS_OPENAI_TIMEOUT_SECONDS", default=30.0)
