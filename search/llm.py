@@ -60,7 +60,10 @@ What a listing says beyond the product is evidence, never noise: a word or numbe
 that is not a harmless mark (seller tags, 정품, 국내정발, shipping words, plain descriptions) makes a match doubtful, \
 above all a flavour, line or edition word beside the name or glued to it. A matching model code is strong evidence, \
 not proof: it does not outweigh such words.
-The user message is JSON: the product, then the candidates with their index, title and price in won. \
+The user message is JSON: the product, then the candidates with their index, title and price in won; a \
+candidate may carry `read`, what LPS's rules read in its title (model codes, count, measures, sizes, extra_words the \
+product lacks, condition, rental, accessory and made-for words), and `rules`, why the rules could not decide. \
+They are hints: the title decides. \
 shop_price_won, when given, is the shop's own price: a listing far below it needs more evidence, not less (an \
 accessory, a part, a used unit or a monthly fee). A wrong match is worse than none: when in doubt, same_product \
 is false.
@@ -167,14 +170,18 @@ class LlmClient:
     def cost_usd(usage: TokenUsage) -> float:
         return ai_cost_usd(usage)
 
-    def judge(self, product: ProductQuery, candidates: list[Listing]) -> Judgement:
-        """Judge every candidate against `product` in one chat completion."""
+    def judge(
+        self, product: ProductQuery, candidates: list[Listing], *, evidence: list[dict] | None = None
+    ) -> Judgement:
+        """Judge every candidate against `product` in one chat completion; `evidence`, one dict per candidate, is
+        what the rules read of it (search/evidence.py), sent beside its title."""
         if not candidates:
             return Judgement(verdicts=[], judge="llm")
+        read = evidence or [{} for _ in candidates]
         asked = {
             "product": _product_json(product),
             "candidates": [
-                {"index": index, "title": listing.title, "price_won": listing.price}
+                {"index": index, "title": listing.title, "price_won": listing.price} | read[index]
                 for index, listing in enumerate(candidates)
             ],
         }
