@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 
 from search.judge import judge_by_rules, judge_listings  # noqa: E402
-from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E402
+from search.listings import Judgement, Listing, ProductQuery, TokenUsage, Verdict  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 if TYPE_CHECKING:
@@ -368,9 +368,22 @@ def cassette_run(pages: list[CorpusPage], path: Path, *, record: bool, label_ans
     report(runs, label=f"rules → LLM cascade, answers from {path.name}", errors=False)
     tokens = sum(run.judgement.usage.total for run in runs)
     calls = len(cassette.asked)
+    checks = sum(len(cassette.entries[key].candidates) == 1 for key in cassette.asked)
+    usage = sum((run.judgement.usage for run in runs), TokenUsage())
+    dollars = usage.cost_usd(
+        input_usd_per_1m=settings.LPS_AI_INPUT_USD_PER_1M_TOKENS,
+        output_usd_per_1m=settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS,
+    )
     print(
         f"LLM calls          {calls} ({calls / len(pages):.2f} per search),"
         f" tokens per search {tokens / len(pages):,.0f}"
+    )
+    print(f"of them alone      {checks} questions of one candidate (the verification of the lowest among them)")
+    print(
+        f"cost               {usage.input_tokens / len(pages):,.0f} in + {usage.output_tokens / len(pages):,.0f} out"
+        f" tokens per search = ${1000 * dollars / len(pages):.3f} per 1,000 searches at"
+        f" ${settings.LPS_AI_INPUT_USD_PER_1M_TOKENS}/${settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS} per 1M tokens"
+        f" ({settings.LPS_JUDGE_MODEL}'s list price; the fake counts a token per 4 characters)"
     )
     if cassette.missing:
         verb = "recorded with no answer (answered no)" if record else "not in the cassette (answered no)"
@@ -422,6 +435,15 @@ def main(argv: list[str] | None = None) -> int:
     traps = Counter(trap for page in pages for trap in page.traps)
     print(f"corpus: {len(pages)} pages ({', '.join(f'{m} {n}' for m, n in sorted(markups.items()))})")
     print("pages per trap class: " + ", ".join(f"{trap} {count}" for trap, count in sorted(traps.items())))
+    if args.record or args.replay:
+        # The cascade alone: the rules judge's own report is the plain run's.
+        path = args.record or args.replay
+        if args.replay and not path.exists():
+            raise SystemExit(f"--replay {path}: no such file")
+        complete = cassette_run(
+            pages, path, record=bool(args.record), label_answers=args.label_answers, real=args.real_llm
+        )
+        return 0 if complete or args.record else 2
     runs = [run_page(page, rules_judge) for page in pages]
     report(runs, label="rules judge", errors=args.errors)
     elapsed = sorted(run.seconds for run in runs)
@@ -432,14 +454,6 @@ def main(argv: list[str] | None = None) -> int:
         f" ({1000 * sum(elapsed) / candidates:.2f} ms per candidate; judge_listings without an LLM)"
     )
     cascade_bounds(pages)
-    if args.record or args.replay:
-        path = args.record or args.replay
-        if args.replay and not path.exists():
-            raise SystemExit(f"--replay {path}: no such file")
-        complete = cassette_run(
-            pages, path, record=bool(args.record), label_answers=args.label_answers, real=args.real_llm
-        )
-        return 0 if complete or args.record else 2
     if args.llm:
         llm_comparison(pages, errors=args.errors, real=args.real_llm)
     return 0
