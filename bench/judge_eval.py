@@ -6,6 +6,15 @@
     python bench/judge_eval.py --set blind1    # only the pages of one folder (repeatable)
     python bench/judge_eval.py --llm --real-llm   # the cascade against the model the service is configured with
                                                   # (OPENAI_API_KEY, OPENAI_BASE_URL, LPS_JUDGE_MODEL): real verdicts
+    python bench/judge_eval.py --record FILE   # the cascade against the fake, every prompt it sends written to FILE
+                                               # (answers FILE already holds are kept and used; the others: "no")
+    python bench/judge_eval.py --record FILE --label-answers   # ... each prompt answered from the corpus labels
+                                               # (an always-right stand-in, named so in FILE; for the replay test)
+    python bench/judge_eval.py --record FILE --real-llm        # ... answered by the configured model, kept in FILE
+    python bench/judge_eval.py --replay FILE   # the cascade answered from FILE; lists the prompts FILE lacks
+
+The cassette's format (JSON lines; an empty answer slot per prompt to hand to a reader) is described in
+tests/fakes/cassette.py and docs/judge.md.
 
 A page is right when the judge's lowest-priced match is exactly the lowest genuine candidate's price, or when
 it matches nothing where nothing genuine is there. A wrong-price page reported a price that is not the lowest
@@ -38,7 +47,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lps_site.settings")
 
 from search import review  # noqa: E402
 from search.judge import judge_by_rules, judge_listings  # noqa: E402
-from search.listings import Judgement, Listing, ProductQuery, Verdict  # noqa: E402
+from search.listings import Judgement, Listing, ProductQuery, TokenUsage, Verdict  # noqa: E402
 from tests.search.corpus import CorpusPage, load_pages  # noqa: E402
 
 if TYPE_CHECKING:
@@ -353,6 +362,97 @@ def _sent(judgement: Judgement) -> int:
     return sum(1 for verdict in judgement.verdicts if getattr(verdict, "source", "llm") == "llm")
 
 
+LABEL_ANSWERS = (
+    "always-right: each candidate answered with the corpus label (tests/search/judge_corpus/), NOT a model's or a"
+    " reader's answers; replaying them measures the rules' sure verdicts and the plumbing, not a model"
+)
+
+
+def cassette_run(pages: list[CorpusPage], path: Path, *, record: bool, label_answers: bool, real: bool) -> bool:
+    """The cascade against the fake endpoint answering from the cassette at `path` (recording the prompts it lacks,
+    or with `real` forwarding them to the configured model), then its report; True when no prompt went unanswered."""
+    from django.conf import settings
+
+    from search.llm import LlmClient
+    from tests.fakes.cassette import Cassette
+    from tests.fakes.openai_server import FakeOpenAI
+
+    cassette = Cassette.load(path) if path.exists() else Cassette()
+    fake = FakeOpenAI().start()
+    fake.cassette = cassette
+    api_key = "judge-eval"
+    if real:
+        if not settings.OPENAI_API_KEY:
+            raise SystemExit("--real-llm needs OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)")
+        fake.upstream, api_key = settings.OPENAI_BASE_URL or "https://api.openai.com/v1", settings.OPENAI_API_KEY
+        cassette.answers = f"{settings.LPS_JUDGE_MODEL} at {fake.upstream}"
+    elif label_answers:
+        cassette.answers = LABEL_ANSWERS
+    runs = []
+    try:
+        with LlmClient(
+            api_key=api_key,
+            base_url=fake.base_url + "/v1",
+            max_retries=0,
+            timeout_seconds=120 if real else 30,
+            judge_model=settings.LPS_JUDGE_MODEL,
+        ) as llm:
+            for page in pages:
+                cassette.page = page.name
+                if label_answers:
+                    cassette.answerer = _labels_of(page)
+                runs.append(run_page(page, lambda product, candidates: judge_listings(product, candidates, llm=llm)))
+    finally:
+        fake.close()
+    if record:
+        cassette.save(path)
+    print()
+    print(f"cassette {path}: {len(set(cassette.asked))} prompts asked, answers by: {cassette.answers or '(none yet)'}")
+    report(runs, label=f"rules → LLM cascade, answers from {path.name}", errors=False)
+    tokens = sum(run.judgement.usage.total for run in runs)
+    calls = len(cassette.asked)
+    checks = sum(len(cassette.entries[key].candidates) == 1 for key in cassette.asked)
+    usage = sum((run.judgement.usage for run in runs), TokenUsage())
+    dollars = usage.cost_usd(
+        input_usd_per_1m=settings.LPS_AI_INPUT_USD_PER_1M_TOKENS,
+        output_usd_per_1m=settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS,
+    )
+    print(
+        f"LLM calls          {calls} ({calls / len(pages):.2f} per search),"
+        f" tokens per search {tokens / len(pages):,.0f}"
+    )
+    print(f"of them alone      {checks} questions of one candidate (the verification of the lowest among them)")
+    print(
+        f"cost               {usage.input_tokens / len(pages):,.0f} in + {usage.output_tokens / len(pages):,.0f} out"
+        f" tokens per search = ${1000 * dollars / len(pages):.3f} per 1,000 searches at"
+        f" ${settings.LPS_AI_INPUT_USD_PER_1M_TOKENS}/${settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS} per 1M tokens"
+        f" ({settings.LPS_JUDGE_MODEL}'s list price; the fake counts a token per 4 characters)"
+    )
+    if cassette.missing:
+        verb = "recorded with no answer (answered no)" if record else "not in the cassette (answered no)"
+        print(f"prompts {verb}: {len(cassette.missing)}")
+        for key in cassette.missing[: None if record else 50]:
+            entry = cassette.entries[key]
+            print(f"    {key} {entry.page}: {len(entry.candidates)} candidates")
+    return not cassette.missing
+
+
+def _labels_of(page: CorpusPage):
+    """An answerer for the cassette: each candidate of a prompt gets the label of the page's candidate it names (by
+    title and price)."""
+    labels = {(listing.title, listing.price): listing.same for listing in page.candidates}
+
+    def answer(entry) -> dict:
+        verdicts = [
+            {"index": candidate["index"], "same_product": labels[(candidate["title"], candidate["price_won"])]}
+            | {"confidence": 1.0, "reason": "corpus label"}
+            for candidate in entry.candidates
+        ]
+        return {"verdicts": verdicts}
+
+    return answer
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", action="store_true", help="also run the rules → LLM cascade on a local fake endpoint")
@@ -360,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
         "--real-llm",
         action="store_true",
         help="with --llm: the model the service is configured with (OPENAI_API_KEY ...) instead of the local fake",
+    )
+    parser.add_argument("--record", type=Path, metavar="FILE", help="the cascade, its prompts written to a cassette")
+    parser.add_argument("--replay", type=Path, metavar="FILE", help="the cascade answered from a cassette")
+    parser.add_argument(
+        "--label-answers", action="store_true", help="with --record: answer each prompt from the corpus labels"
     )
     parser.add_argument("--errors", action="store_true", help="list every listing the judge got wrong")
     parser.add_argument("--set", action="append", default=[], help="only the pages of this folder (repeatable)")
@@ -373,6 +478,15 @@ def main(argv: list[str] | None = None) -> int:
     traps = Counter(trap for page in pages for trap in page.traps)
     print(f"corpus: {len(pages)} pages ({', '.join(f'{m} {n}' for m, n in sorted(markups.items()))})")
     print("pages per trap class: " + ", ".join(f"{trap} {count}" for trap, count in sorted(traps.items())))
+    if args.record or args.replay:
+        # The cascade alone: the rules judge's own report is the plain run's.
+        path = args.record or args.replay
+        if args.replay and not path.exists():
+            raise SystemExit(f"--replay {path}: no such file")
+        complete = cassette_run(
+            pages, path, record=bool(args.record), label_answers=args.label_answers, real=args.real_llm
+        )
+        return 0 if complete or args.record else 2
     runs = [run_page(page, rules_judge) for page in pages]
     report(runs, label="rules judge", errors=args.errors)
     elapsed = sorted(run.seconds for run in runs)

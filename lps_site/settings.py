@@ -240,6 +240,9 @@ LPS_KEYWORD_MODEL = env.str("LPS_KEYWORD_MODEL", default="gpt-4o-mini")
 # A model's verdict below this confidence goes into the result's `review` (search/review.py), and so many items at most.
 LPS_REVIEW_LOW_CONFIDENCE = env.float("LPS_REVIEW_LOW_CONFIDENCE", default=0.7)
 LPS_REVIEW_ITEMS = env.int("LPS_REVIEW_ITEMS", default=5)
+# json_schema: strict structured outputs (OpenAI, vLLM, llama.cpp's server, Ollama); json_object: JSON mode only,
+# the answer validated by LPS (docs/configuration.md).
+LPS_LLM_OUTPUT_MODE = env.str("LPS_LLM_OUTPUT_MODE", default="json_schema")
 LPS_AI_INPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_INPUT_USD_PER_1M_TOKENS", default=0.15)
 LPS_AI_OUTPUT_USD_PER_1M_TOKENS = env.float("LPS_AI_OUTPUT_USD_PER_1M_TOKENS", default=0.60)
 LPS_OPENAI_TIMEOUT_SECONDS = env.float("LPS_OPENAI_TIMEOUT_SECONDS", default=30.0)

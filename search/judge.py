@@ -14,7 +14,8 @@ believed on words alone).
 
 Without an LLM, "uncertain" counts as no match: a wrong price is worse than none. With one, the rules settle
 what they are sure of and only the other candidates go to the one LLM call of the round; each verdict records
-its source ("rules" or "llm").
+its source ("rules" or "llm"). The match that would become the lowest is then checked once more, alone, when the
+LLM's word put it there or its price is far below the sure matches' or the shop's (search/verification.py).
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING
 
+from search.evidence import evidence_of
 from search.listings import Judgement, Listing, ProductQuery, Verdict
 from search.rules import Context, Product, RuleVerdict, judge_context
 from search.titles import read_title
+from search.verification import verify_lowest
 
 if TYPE_CHECKING:
     from search.llm import LlmClient
@@ -43,15 +46,18 @@ def judge_listings(product: ProductQuery, candidates: list[Listing], *, llm: Llm
         return Judgement(verdicts=[verdict for verdict, _ in ruled], judge="rules", settled_by_rules=len(ruled))
     unsure = [index for index, (_, sure) in enumerate(ruled) if not sure]
     if not unsure:
-        return Judgement(verdicts=[verdict for verdict, _ in ruled], judge="rules", settled_by_rules=len(ruled))
-    asked = llm.judge(product, [candidates[index] for index in unsure])
+        checked, usage, asked = verify_lowest(product, candidates, [v for v, _ in ruled], [s for _, s in ruled], llm)
+        return Judgement(verdicts=checked, usage=usage, judge="llm" if asked else "rules", settled_by_rules=len(ruled))
+    evidence = evidence_of(product, [candidates[i].title for i in unsure], [ruled[i][0].reason for i in unsure])
+    asked = llm.judge(product, [candidates[index] for index in unsure], evidence=evidence)
     verdicts = [verdict for verdict, _ in ruled]
     for answer in asked.verdicts:
         index = unsure[answer.index]
         verdicts[index] = Verdict(index, answer.same_product, answer.confidence, answer.reason, source="llm")
+    verdicts, checked_usage, _ = verify_lowest(product, candidates, verdicts, [sure for _, sure in ruled], llm)
     return Judgement(
         verdicts=verdicts,
-        usage=asked.usage,
+        usage=asked.usage + checked_usage,
         judge="llm",
         settled_by_rules=len(ruled) - len(unsure),
         sent_to_llm=len(unsure),

@@ -1,7 +1,10 @@
 """The one place that talks to OpenAI: the judge's call, the keyword generator's call, and what they cost.
 
-Both calls use structured outputs (a pydantic model sent as a strict JSON schema). Every openai error is
-translated here into search.exceptions; no openai type leaves this module.
+Both calls use structured outputs: by default a pydantic model sent as a strict JSON schema (`json_schema`, which
+OpenAI, vLLM, llama.cpp's server and Ollama enforce); for an endpoint that offers only JSON mode (`json_object`),
+the schema is written into the system message and the answer is validated with the same pydantic model, a bad
+one an LlmBadResponse (LPS_LLM_OUTPUT_MODE chooses). Every openai error is translated here into
+search.exceptions; no openai type leaves this module.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import TypeVar
 import openai
 import pydantic
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from pydantic import BaseModel, ConfigDict, Field
 
 from search import metrics
@@ -27,6 +31,8 @@ REASON_MAX_CHARS = 200
 QUERY_MAX_CHARS = 100
 # openai retries these itself; when they still fail the endpoint is down or overloaded, not wrong.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
+OUTPUT_MODES = ("json_schema", "json_object")
+"""json_schema: strict structured outputs; json_object: JSON mode, the answer validated here."""
 
 JUDGE_INSTRUCTIONS = """\
 You check listings from Coupang, a Korean marketplace, against one product a shop sells. A listing is the same \
@@ -54,7 +60,10 @@ What a listing says beyond the product is evidence, never noise: a word or numbe
 that is not a harmless mark (seller tags, 정품, 국내정발, shipping words, plain descriptions) makes a match doubtful, \
 above all a flavour, line or edition word beside the name or glued to it. A matching model code is strong evidence, \
 not proof: it does not outweigh such words.
-The user message is JSON: the product, then the candidates with their index, title and price in won. \
+The user message is JSON: the product, then the candidates with their index, title and price in won; a \
+candidate may carry `read`, what LPS's rules read in its title (model codes, count, measures, sizes, extra_words the \
+product lacks, condition, rental, accessory and made-for words), and `rules`, why the rules could not decide. \
+They are hints: the title decides. \
 shop_price_won, when given, is the shop's own price: a listing far below it needs more evidence, not less (an \
 accessory, a part, a used unit or a monthly fee). A wrong match is worse than none: when in doubt, same_product \
 is false.
@@ -119,7 +128,13 @@ class LlmClient:
         max_retries: int = 2,
         judge_model: str = "gpt-4o-mini",
         keyword_model: str = "gpt-4o-mini",
+        output_mode: str = "json_schema",
     ):
+        if output_mode not in OUTPUT_MODES:
+            raise ImproperlyConfigured(
+                f"LPS_LLM_OUTPUT_MODE must be one of {', '.join(OUTPUT_MODES)}, not {output_mode!r}"
+            )
+        self.output_mode = output_mode
         self.judge_model = judge_model
         self.keyword_model = keyword_model
         self.timeout_seconds = timeout_seconds
@@ -139,6 +154,7 @@ class LlmClient:
             max_retries=settings.LPS_OPENAI_MAX_RETRIES,
             judge_model=settings.LPS_JUDGE_MODEL,
             keyword_model=settings.LPS_KEYWORD_MODEL,
+            output_mode=settings.LPS_LLM_OUTPUT_MODE,
         )
 
     def close(self) -> None:
@@ -154,14 +170,18 @@ class LlmClient:
     def cost_usd(usage: TokenUsage) -> float:
         return ai_cost_usd(usage)
 
-    def judge(self, product: ProductQuery, candidates: list[Listing]) -> Judgement:
-        """Judge every candidate against `product` in one chat completion."""
+    def judge(
+        self, product: ProductQuery, candidates: list[Listing], *, evidence: list[dict] | None = None
+    ) -> Judgement:
+        """Judge every candidate against `product` in one chat completion; `evidence`, one dict per candidate, is
+        what the rules read of it (search/evidence.py), sent beside its title."""
         if not candidates:
             return Judgement(verdicts=[], judge="llm")
+        read = evidence or [{} for _ in candidates]
         asked = {
             "product": _product_json(product),
             "candidates": [
-                {"index": index, "title": listing.title, "price_won": listing.price}
+                {"index": index, "title": listing.title, "price_won": listing.price} | read[index]
                 for index, listing in enumerate(candidates)
             ],
         }
@@ -196,14 +216,21 @@ class LlmClient:
         self, model: str, instructions: str, asked: dict, answer_type: type[Answer]
     ) -> tuple[Answer, TokenUsage]:
         """One structured chat completion: the parsed answer and its token usage, or a search exception."""
+        if self.output_mode == "json_object":
+            instructions = f"{instructions}\n{_json_mode_instruction(answer_type)}"
         messages = [
             {"role": "system", "content": instructions},
             {"role": "user", "content": json.dumps(asked, ensure_ascii=False)},
         ]
         try:
-            raw = self._client.chat.completions.with_raw_response.parse(
-                model=model, messages=messages, response_format=answer_type
-            )
+            if self.output_mode == "json_object":
+                raw = self._client.chat.completions.with_raw_response.create(
+                    model=model, messages=messages, response_format={"type": "json_object"}
+                )
+            else:
+                raw = self._client.chat.completions.with_raw_response.parse(
+                    model=model, messages=messages, response_format=answer_type
+                )
         except openai.APITimeoutError as exc:
             raise LlmUnavailable(f"{model} did not answer within {self.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
@@ -221,6 +248,8 @@ class LlmClient:
         metrics.record_llm_usage(
             model, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cost_usd=ai_cost_usd(usage)
         )
+        if self.output_mode == "json_object":
+            return _validated(raw, answer_type, usage), usage
         try:
             completion = raw.parse()
         except openai.LengthFinishReasonError as exc:
@@ -241,6 +270,40 @@ class LlmClient:
             "%s answered %s (%d+%d tokens)", model, answer_type.__name__, usage.input_tokens, usage.output_tokens
         )
         return message.parsed, usage
+
+
+def _json_mode_instruction(answer_type: type[BaseModel]) -> str:
+    """What JSON mode needs said in the prompt (it enforces JSON, not a shape): the answer's JSON schema."""
+    schema = json.dumps(answer_type.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
+    return f"Answer with one JSON object, nothing else, that fits this JSON schema: {schema}"
+
+
+def _validated(raw, answer_type: type[Answer], usage: TokenUsage) -> Answer:
+    """A JSON-mode completion's answer, checked against `answer_type`; LlmBadResponse says what is wrong."""
+    try:
+        completion = raw.parse()
+    except (ValueError, TypeError, openai.OpenAIError) as exc:
+        raise LlmBadResponse(f"the completion is not readable: {exc}", usage=usage) from exc
+    if not completion.choices:
+        raise LlmBadResponse("the answer has no choices", usage=usage)
+    choice = completion.choices[0]
+    if choice.finish_reason == "length":
+        raise LlmBadResponse("the answer was cut off at the token limit", usage=usage)
+    if choice.finish_reason == "content_filter":
+        raise LlmBadResponse("the answer was stopped by the content filter", usage=usage)
+    if choice.message.refusal:
+        raise LlmBadResponse(f"the model refused: {choice.message.refusal}", usage=usage)
+    if not choice.message.content:
+        raise LlmBadResponse("the answer has no content", usage=usage)
+    try:
+        return answer_type.model_validate_json(choice.message.content, strict=True)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the answer"
+        raise LlmBadResponse(
+            f"the answer does not fit {answer_type.__name__}: {where}: {first['msg']} ({exc.error_count()} errors)",
+            usage=usage,
+        ) from exc
 
 
 def _product_json(product: ProductQuery) -> dict:

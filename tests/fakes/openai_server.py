@@ -21,6 +21,14 @@ Default answers, when nothing is queued (deterministic; the user message is the 
   broad = the first two words of the name.
 - any other schema: the smallest instance of the schema (empty strings, 0, false, empty lists).
 
+Cassette (tests/fakes/cassette.py): with `fake.cassette = Cassette(...)` set, a judge request nothing is queued for
+is answered from the cassette by its user message, and one it lacks is recorded and answered "not the same" for
+every candidate; with `fake.upstream` set too (a real endpoint's base URL ending in /v1), judge requests are
+forwarded there with the client's own Authorization header and the real answers kept in the cassette.
+
+JSON mode: a request whose response_format is `{"type": "json_object"}` carries no schema; the fake tells the
+judge's request (its user message lists `candidates`) from the keyword generator's (`tried`) and answers as above.
+
 `requests` holds every request's parsed JSON body (errors and slow ones included); `judge_requests` and
 `refine_requests` filter it by schema name; `headers` holds each request's headers; `usage_served` the usage of
 every answered completion.
@@ -31,11 +39,15 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from tests.fakes.cassette import Cassette
 
 JUDGE_SCHEMA = "JudgeAnswer"
 REFINE_SCHEMA = "RefineAnswer"
@@ -67,6 +79,10 @@ class FakeOpenAI:
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
         self.usage_served: list[dict[str, int]] = []
+        self.cassette: Cassette | None = None
+        """When set, judge requests nothing is queued for are answered from it (tests/fakes/cassette.py)."""
+        self.upstream: str | None = None
+        """With a cassette: a real endpoint's base URL (…/v1) each judge request is forwarded to, its answer kept."""
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
@@ -95,6 +111,8 @@ class FakeOpenAI:
             self.requests.clear()
             self.headers.clear()
             self.usage_served.clear()
+            self.cassette = None
+            self.upstream = None
 
     # --- scripting ---------------------------------------------------------------------------------------
 
@@ -162,6 +180,8 @@ class FakeOpenAI:
         refusal = None
         if scripted is not None and scripted.kind == "refusal":
             refusal, content = str(scripted.content), None
+        elif content is None and self.cassette is not None and is_judge_request(body):
+            content = self.cassette.answer(*_messages(body))
         elif content is None:
             content = default_answer(body)
         text = content if isinstance(content, str) or content is None else json.dumps(content, ensure_ascii=False)
@@ -203,13 +223,25 @@ def schema_name(body: dict) -> str | None:
     return (response_format.get("json_schema") or {}).get("name")
 
 
+def is_judge_request(body: dict) -> bool:
+    """A judge request: its schema's name, or (JSON mode, no schema) a user message that lists candidates."""
+    name = schema_name(body)
+    return name == JUDGE_SCHEMA or (name is None and "candidates" in _last_user_json(body))
+
+
+def _messages(body: dict) -> tuple[str, str]:
+    """The (system, user) messages of a request."""
+    said = {message.get("role"): str(message.get("content") or "") for message in body.get("messages", [])}
+    return said.get("system", ""), said.get("user", "")
+
+
 def default_answer(body: dict) -> dict:
     """The deterministic answer described in the module docstring."""
     name = schema_name(body)
     asked = _last_user_json(body)
-    if name == JUDGE_SCHEMA:
+    if is_judge_request(body):
         return _default_judgement(asked)
-    if name == REFINE_SCHEMA:
+    if name == REFINE_SCHEMA or (name is None and "tried" in asked):
         return _default_refinement(asked)
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
     return _smallest_instance(schema, schema.get("$defs", {}))
@@ -278,6 +310,28 @@ def _retry_headers(status: int) -> dict[str, str]:
     return {"retry-after-ms": "10"} if status in RETRYABLE_STATUSES or status >= 500 else {}
 
 
+def _forwarded(fake: FakeOpenAI, body: dict, headers: dict[str, str]) -> tuple[int, object, dict[str, str]]:
+    """Send a judge request on to the real endpoint (`fake.upstream`) and keep its answer in the cassette."""
+    request = urllib.request.Request(
+        fake.upstream.rstrip("/") + "/chat/completions",
+        data=json.dumps(body, ensure_ascii=False).encode(),
+        headers={"Content-Type": "application/json", "Authorization": headers.get("authorization", "")},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            status, payload = response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace"), {}
+    try:
+        answer = json.loads(payload["choices"][0]["message"]["content"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return status, payload, {}
+    with fake._lock:
+        fake.usage_served.append(payload.get("usage") or {"prompt_tokens": 0, "completion_tokens": 0})
+    fake.cassette.keep(*_messages(body), answer)
+    return status, payload, {}
+
+
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -296,7 +350,12 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 self._send(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
                 return
-            scripted, released = fake._take(body, {key.lower(): value for key, value in self.headers.items()})
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            if fake.upstream and fake.cassette is not None and is_judge_request(body):
+                fake._take(body, headers)
+                self._send(*_forwarded(fake, body, headers))
+                return
+            scripted, released = fake._take(body, headers)
             if scripted is not None and scripted.kind == "slow" and released.wait(scripted.delay):
                 # reset() cut the wait short: the test that asked for this answer is over, and nobody may log it.
                 self.close_connection = True

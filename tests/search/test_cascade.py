@@ -63,7 +63,8 @@ def test_no_llm_call_is_made_when_the_rules_settle_every_candidate(llm, fake_ope
 
 def test_the_llm_verdict_on_an_unsure_candidate_is_the_one_kept(llm, fake_openai):
     fake_openai.queue_response(
-        {"verdicts": [{"index": 0, "same_product": True, "confidence": 0.93, "reason": "same earbuds, no code"}]}
+        {"verdicts": [{"index": 0, "same_product": True, "confidence": 0.93, "reason": "same earbuds, no code"}]},
+        times=2,  # the verdict, and its confirmation when the listing is asked about alone
     )
 
     judgement = judge_listings(BUDS, [listing(SETTLED[0]), listing(UNSURE[0])], llm=llm)
@@ -112,7 +113,8 @@ def test_the_judge_instructions_carry_what_spec_4_3_now_says_is_not_a_price_of_t
 def test_each_round_records_which_verdicts_came_from_rules_and_which_from_the_llm(llm, fake_openai):
     page = [listing(SETTLED[0], 99_000), listing(UNSURE[0], 189_000), listing(SETTLED[3], 199_000)]
     fake_openai.queue_response(
-        {"verdicts": [{"index": 0, "same_product": True, "confidence": 0.9, "reason": "same earbuds, no code"}]}
+        {"verdicts": [{"index": 0, "same_product": True, "confidence": 0.9, "reason": "same earbuds, no code"}]},
+        times=2,  # the verdict, and its confirmation when the listing is asked about alone
     )
 
     result = search_product(

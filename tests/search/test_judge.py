@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from search.judge import judge_listings
@@ -43,14 +45,16 @@ def test_no_candidates_give_an_empty_judgement_without_calling_the_llm(llm, fake
     assert fake_openai.requests == []
 
 
-def test_with_an_llm_one_call_judges_every_candidate(llm, fake_openai):
+def test_with_an_llm_one_call_judges_the_unsure_candidates_and_the_lowest_match_is_asked_again(llm, fake_openai):
     titles = ["삼성전자 갤럭시 S24 울트라 256GB 자급제", "갤럭시 S24 울트라 케이스", "삼성전자 갤럭시 S23 울트라 256GB"]
 
     judgement = judge_listings(GALAXY, [listing(title) for title in titles], llm=llm)
 
     assert judgement.judge == "llm"
     assert [verdict.index for verdict in judgement.verdicts] == [0, 1, 2]
-    assert len(fake_openai.judge_requests) == 1
+    asked = [json.loads(request["messages"][-1]["content"])["candidates"] for request in fake_openai.judge_requests]
+    assert len(asked[0]) == judgement.sent_to_llm > 0
+    assert all(len(candidates) == 1 for candidates in asked[1:])
     assert judgement.usage.total > 0
 
 
