@@ -100,6 +100,25 @@ def _header(reader) -> list[str]:
     return header
 
 
+# A text cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return before one): the report
+# writes it behind an apostrophe, which Excel and LibreOffice show as text and do not print, and a sheet posted back
+# has that apostrophe taken off again, so a shop's own "-5도 냉풍기" or a hostile "=HYPERLINK(…)" round-trips as
+# written and never runs (OWASP's CSV injection advice).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _as_text_cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _from_text_cell(cell: str) -> str:
+    if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS):
+        return cell[1:]
+    return cell
+
+
 def _whole_number(text: str) -> int:
     digits = text.replace(",", "")
     if not digits.isdigit() or not digits.isascii():
@@ -158,7 +177,7 @@ def read_watches(body: bytes, *, max_rows: int) -> list[WatchProduct]:
         if len(row) > len(header):
             errors.append({"row": number, "column": None, "error": f"{len(row)} cells, the header has {len(header)}"})
             continue
-        cells = {name: cell.strip() for name, cell in zip(header, row, strict=False) if name}
+        cells = {name: _from_text_cell(cell.strip()) for name, cell in zip(header, row, strict=False) if name}
         fields, cell_errors = _watch_fields(cells)
         for column, error in cell_errors:
             errors.append({"row": number, "column": column, "error": error})
@@ -230,7 +249,7 @@ def report_csv(rows: Iterable[dict]) -> Iterator[bytes]:
     buffer.write(BOM)
     writer.writerow(WATCH_COLUMNS + REPORT_COLUMNS)
     for written, watch in enumerate(rows, start=1):
-        writer.writerow(_row(watch))
+        writer.writerow([_as_text_cell(cell) for cell in _row(watch)])
         if written % CHUNK_ROWS == 0:
             yield buffer.getvalue().encode("utf-8")
             buffer.seek(0)

@@ -179,3 +179,18 @@ def test_the_report_follows_the_lists_filters_and_reads_only_the_keys_own_watche
 
     assert [row["product_code"] for row in mine] == ["SKU-2"]
     assert [row["product_code"] for row in theirs] == ["SKU-1"]
+
+
+def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_round_trips_as_typed(sheets):
+    rows = ['SKU-9,"=HYPERLINK(""http://evil.example"",""click"")",,,,6h,,', "SKU-10,-5도 미니 냉풍기,,@brand,,1d,,"]
+    assert sheets.upload(HEADER + "\r\n".join(rows)).status_code == 200
+    raw = sheets.download().content
+
+    rows_read = {row["product_code"]: row for row in csv.DictReader(io.StringIO(raw.decode("utf-8-sig")))}
+    assert rows_read["SKU-9"]["product_name"] == '\'=HYPERLINK("http://evil.example","click")'
+    assert (rows_read["SKU-10"]["product_name"], rows_read["SKU-10"]["brand"]) == ("'-5도 미니 냉풍기", "'@brand")
+
+    before = list(Watch.objects.order_by("pk").values())
+    assert sheets.upload(raw).status_code == 200
+    assert list(Watch.objects.order_by("pk").values()) == before
+    assert Watch.objects.get(product_code="SKU-9").product["product_name"].startswith("=HYPERLINK")
