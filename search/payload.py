@@ -33,10 +33,22 @@ from pydantic_core import PydanticCustomError
 from search.exceptions import InvalidProduct
 from search.listings import ProductQuery
 
+# The code points of Unicode's format characters and line and paragraph separators (categories Cf, Zl, Zp, as
+# REFUSED_CATEGORIES below; tests/search/test_payload.py checks these ranges against unicodedata), so that the
+# OpenAPI document's patterns refuse what the validators refuse and a client's generator never sends them.
+REFUSED_RANGES = (
+    (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2),
+    (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+_NOT_SHOWN = r"\x00-\x1f\x7f-\x9f" + "".join(
+    f"\\u{low:04x}-\\u{high:04x}" if high <= 0xFFFF else f"\\U{low:08x}-\\U{high:08x}" for low, high in REFUSED_RANGES
+)
 # At least one visible character and no control characters (PostgreSQL refuses NUL; the rest is noise).
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+TEXT_PATTERN = f"^[^{_NOT_SHOWN}]*[^\\s{_NOT_SHOWN}][^{_NOT_SHOWN}]*$"
 # No control characters; may be empty.
-OPTIONAL_TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+OPTIONAL_TEXT_PATTERN = f"^[^{_NOT_SHOWN}]*$"
 # http(s), any case, with no spaces or control characters: the host itself is vetted by the API (api/callbacks.py).
 CALLBACK_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://[^\s\x00-\x1f\x7f]+$"
 # The dedupe key "search:<client id>:<product_code>" has to fit the job table's varchar(255).
@@ -57,6 +69,10 @@ BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 REFUSED_CATEGORIES = ("Cf", "Zl", "Zp")
 
 
+def _refused(char: str) -> bool:
+    return unicodedata.category(char) in REFUSED_CATEGORIES
+
+
 def _shows(char: str) -> bool:
     category = unicodedata.category(char)
     return not (char.isspace() or category in REFUSED_CATEGORIES or category[0] == "M" or char in BLANK_CHARACTERS)
@@ -75,7 +91,7 @@ def _strip(value: str) -> str:
 
 def refuse_format_characters(value: str) -> str:
     for char in value:
-        if unicodedata.category(char) in REFUSED_CATEGORIES:
+        if _refused(char):
             raise PydanticCustomError(
                 "string_format_character",
                 f"must not contain invisible format or direction characters (U+{ord(char):04X})",
@@ -291,6 +307,9 @@ def error_message(error: Mapping[str, Any], field: str) -> str:
     if kind == "string_pattern_mismatch":
         if field.endswith("callback_url"):
             return f"{field} must be an http:// or https:// URL without spaces or control characters"
+        refused = next((char for char in str(error.get("input", "")) if _refused(char)), None)
+        if refused is not None:
+            return f"{field}: must not contain invisible format or direction characters (U+{ord(refused):04X})"
         return f"{field} must contain a visible character and no control characters"
     if kind in OBJECT_ERRORS:
         return f"{field} must be a JSON object"

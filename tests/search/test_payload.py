@@ -3,11 +3,14 @@ payload back with, so a stored payload is held to the limits the API promised cl
 
 from __future__ import annotations
 
+import sys
+import unicodedata
+
 import pytest
 
 from search.exceptions import InvalidProduct
 from search.listings import ProductQuery
-from search.payload import PRODUCT_CODE_MAX, SearchPayload, SearchProduct
+from search.payload import PRODUCT_CODE_MAX, REFUSED_CATEGORIES, REFUSED_RANGES, SearchPayload, SearchProduct
 
 BUDS = "삼성전자 갤럭시 버즈3 프로 SM-R630"
 
@@ -126,3 +129,9 @@ def test_a_product_name_needs_a_letter_or_a_digit(name):
 @pytest.mark.parametrize("name", ["7", "삼다수", "ＳＭ－Ｒ６３０", "iPhone 15"])
 def test_a_product_name_with_a_letter_or_a_digit_is_taken(name):
     assert SearchPayload.from_payload({"product_code": "A1", "product_name": name}).product.product_name == name
+
+
+def test_the_refused_ranges_of_the_openapi_patterns_are_exactly_unicodes_format_and_separator_characters():
+    refused = [code for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) in REFUSED_CATEGORIES]
+    in_ranges = [code for low, high in REFUSED_RANGES for code in range(low, high + 1)]
+    assert in_ranges == refused
