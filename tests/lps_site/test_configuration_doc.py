@@ -118,12 +118,12 @@ def documented_defaults() -> dict[str, str]:
 
 
 def _same_default(in_code: object, in_doc: str) -> bool:
-    written = in_doc.strip("`").split(" (")[0].strip("`").replace("_", "")
+    written = in_doc.strip("`").split(" (")[0].strip("`")
     if isinstance(in_code, bool):
         return written in ({"true", "on"} if in_code else {"false", "off"})
     if isinstance(in_code, (int, float)):
         try:
-            return float(written) == float(in_code)
+            return float(written.replace("_", "")) == float(in_code)
         except ValueError:
             return False
     if in_code == "":

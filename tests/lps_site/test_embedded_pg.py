@@ -17,6 +17,8 @@ from lps_site import settings
 from tests.addresses import free_port
 from tests.processes import alive, process_table, wait_until
 
+pytestmark = pytest.mark.slow
+
 PORT = free_port()
 
 
@@ -33,8 +35,6 @@ def data_dir():
 IN_A_BLOCK = """
 import sys
 from lps_site import embedded_pg
-
-pytestmark = pytest.mark.slow
 
 with embedded_pg.running() as url:
     print(url, flush=True)

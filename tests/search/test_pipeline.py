@@ -3,6 +3,7 @@ end to end in test_pipeline_live.py)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from datetime import timedelta
@@ -429,7 +430,7 @@ def test_live_the_lowest_genuine_price_is_found_past_ads_sold_out_accessories_an
 
 
 @pytest.mark.browser
-def test_live_with_the_llm_one_judge_call_per_round_and_no_keyword_call_when_round_one_finds_it(
+def test_live_with_the_llm_one_judge_call_per_round_its_lowest_verified_and_no_keyword_call_when_round_one_finds_it(
     fake_coupang, crawler, fake_openai, llm
 ):
     fake_coupang.set_results(LIVE.product_name, LIVE_LISTINGS)
@@ -438,7 +439,10 @@ def test_live_with_the_llm_one_judge_call_per_round_and_no_keyword_call_when_rou
 
     assert result["outcome"] == "found"
     assert result["lowest"]["price"] == 129_000
-    assert len(fake_openai.judge_requests) == 1
+    # One judge call for the round, then the listing the model made the lowest asked about again, alone.
+    round_call, verification = (json.loads(body["messages"][-1]["content"]) for body in fake_openai.judge_requests)
+    assert len(round_call["candidates"]) > 1
+    assert [candidate["price_won"] for candidate in verification["candidates"]] == [129_000]
     assert fake_openai.refine_requests == []
     prompt, completion = fake_openai.total_usage()
     assert result["metrics"]["tokens"] == {"input": prompt, "output": completion, "total": prompt + completion}
