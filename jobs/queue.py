@@ -218,6 +218,16 @@ RETURNING job_id, pg_notify(%(channel)s, job_type::text)
 """
 )
 
+# Add keys to the payload of a job that has not started yet (a later caller asks more of a job already queued).
+AMEND_PENDING_SQL = with_status_codes(
+    """
+UPDATE job
+SET payload = payload || %(patch)s::jsonb, updated_at = now()
+WHERE job_id = %(job_id)s AND status = {PENDING}
+RETURNING job_id
+"""
+)
+
 # Who holds a dedupe_key now (to name the twin that blocks a requeue).
 ACTIVE_TWIN_SQL = with_status_codes(
     """
@@ -685,6 +695,11 @@ def requeue(job_id: uuid.UUID | str) -> Moved:
     if status is None:
         raise JobNotFound(f"no job {job_id}")
     raise JobNotDead(f"job {job_id} is {JobStatus(status).label}; only DEAD jobs can be requeued")
+
+
+def amend_pending(job_id: uuid.UUID | str, patch: dict) -> bool:
+    """Merge `patch` into the payload of a PENDING job; False when it has started or ended (then it runs as it was)."""
+    return bool(_run(AMEND_PENDING_SQL, {"job_id": job_id, "patch": Jsonb(patch)}))
 
 
 def prune(*, status: JobStatus, older_than: timedelta, limit: int = 1000) -> int:

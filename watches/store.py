@@ -148,5 +148,9 @@ def run_now(watch: Watch) -> queue.Enqueued:
         # The client asked for it now: at the priority of its own searches, ahead of the scheduled runs. A shop
         # presses "run now" because it believes the price changed: reuse (watches/reuse.py) is for the schedule.
         enqueued = queue.enqueue(search_job(watch, priority=Priority.NORMAL, fresh=True))
+        if enqueued.duplicate:
+            # A scheduled run of the code is queued already: it answers the click, and searches as a click does.
+            # One already running was claimed before the click and answers as it started.
+            queue.amend_pending(enqueued.job_id, {"fresh": True})
         Watch.objects.filter(pk=watch.pk).update(pending_job_id=enqueued.job_id)
     return enqueued

@@ -513,3 +513,13 @@ def test_the_claim_statement_written_out_in_claims_docstring_is_the_one_that_run
 def test_the_complete_and_claim_statement_written_out_in_its_docstring_is_the_one_that_runs():
     documented = queue.complete_and_claim.__doc__.split("::", 1)[1]
     assert documented.split() == queue.COMPLETE_AND_CLAIM_SQL.split()
+
+
+def test_amend_pending_merges_into_a_pending_jobs_payload_and_leaves_a_started_one_alone():
+    pending = queue.enqueue(new({"a": 1}, dedupe_key="amend-1"))
+    assert queue.amend_pending(pending.job_id, {"b": True}) is True
+    assert Job.objects.get(job_id=pending.job_id).payload == {"a": 1, "b": True}
+
+    (claimed,) = queue.claim("w1")
+    assert queue.amend_pending(claimed.job_id, {"c": True}) is False
+    assert "c" not in Job.objects.get(job_id=claimed.job_id).payload

@@ -11,6 +11,7 @@ from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
+from jobs import queue
 from jobs.models import Job, JobStatus, Priority
 from lps_site.job_types import JobType
 from tests.watches.helpers import make_due, make_watches
@@ -146,3 +147,14 @@ def test_run_now_searches_at_normal_priority_and_leaves_the_next_due_time(shop, 
     assert job.priority == Priority.NORMAL
     assert Watch.objects.get().next_run_at == before
     assert as_shop.post("/v1/lps/watches/W0/run").json() == {**answer, "duplicate": True}
+
+
+def test_run_now_while_a_scheduled_run_is_queued_makes_that_run_search_in_a_browser_too(shop, as_shop):
+    make_watches(shop.client.pk, 1)
+    scheduled = queue.enqueue(store.search_job(Watch.objects.get()))
+    assert "fresh" not in Job.objects.get(job_id=scheduled.job_id).payload
+
+    answer = as_shop.post("/v1/lps/watches/W0/run").json()
+
+    assert (answer["job_id"], answer["duplicate"]) == (str(scheduled.job_id), True)
+    assert Job.objects.get(job_id=scheduled.job_id).payload["fresh"] is True
