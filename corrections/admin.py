@@ -121,29 +121,18 @@ class CorrectionAdmin(_ClientColumn, admin.ModelAdmin):
 
     def judge_view(self, request, job_id: uuid.UUID):
         """The job page's buttons: correct one listing of the job as an operator, then go back to the job."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not request.user.has_perm("corrections.add_correction"):
-            raise PermissionDenied
+        if (refused := refuse_unless_operator_post(request)) is not None:
+            return refused
         back = HttpResponseRedirect(reverse("admin:jobs_job_change", args=[str(job_id)]))
-        same = request.POST.get("same_product")
-        if same not in ("true", "false"):
-            messages.error(request, "Say whether the listing is the product.")
-            return back
-        try:
-            made = correcting.correct(
-                job_id,
-                marketplace=str(request.POST.get("marketplace") or ""),
-                product_id=str(request.POST.get("product_id") or ""),
-                same_product=same == "true",
-                note=str(request.POST.get("note") or "")[:2000],
-                made_by=Author.OPERATOR,
-                made_by_client_id=None,
-                visible_to=None,
-                scope=Scope.GLOBAL if request.POST.get("scope") == "global" else Scope.CLIENT,
-            )
-        except (CorrectionError, JobNotFound) as exc:
-            messages.error(request, str(exc))
+        made = operator_correction(
+            request,
+            job_id,
+            marketplace=str(request.POST.get("marketplace") or ""),
+            product_id=str(request.POST.get("product_id") or ""),
+            note=str(request.POST.get("note") or "")[:2000],
+            scope=Scope.GLOBAL if request.POST.get("scope") == "global" else Scope.CLIENT,
+        )
+        if made is None:
             return back
         said = "is" if made.correction.same_product else "is not"
         text = f"Listing {made.correction.product_id} {said} the product ({made.correction.get_scope_display()})."
@@ -151,6 +140,36 @@ class CorrectionAdmin(_ClientColumn, admin.ModelAdmin):
             text += f" The job's answer changed: {answer_text(made.previous)} → {answer_text(made.current)}."
         messages.success(request, text)
         return back
+
+
+def refuse_unless_operator_post(request):
+    """The answer to a request that is no POST of an operator allowed to correct (None: go on)."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    if not request.user.has_perm("corrections.add_correction"):
+        raise PermissionDenied
+    return None
+
+
+def operator_correction(request, job_id, **listing):
+    """An admin button's correction of one listing of `job_id`, as an operator, from the POST's same_product;
+    None (with the error in the admin's messages) when it is not made."""
+    same = request.POST.get("same_product")
+    if same not in ("true", "false"):
+        messages.error(request, "Say whether the listing is the product.")
+        return None
+    try:
+        return correcting.correct(
+            job_id,
+            same_product=same == "true",
+            made_by=Author.OPERATOR,
+            made_by_client_id=None,
+            visible_to=None,
+            **listing,
+        )
+    except (CorrectionError, JobNotFound) as exc:
+        messages.error(request, str(exc))
+        return None
 
 
 @admin.register(PriceReport)

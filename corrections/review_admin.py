@@ -9,18 +9,14 @@ admin's autodiscovery registers it.
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
-from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from corrections import correcting
-from corrections.admin import ClientFilter
-from corrections.exceptions import CorrectionError
-from corrections.models import Author, ReviewItem, Scope
+from corrections.admin import ClientFilter, operator_correction, refuse_unless_operator_post
+from corrections.models import ReviewItem, Scope
 from jobs import owners
-from jobs.exceptions import JobNotFound
 from lps_site.admin_formatting import won
 
 
@@ -122,34 +118,23 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def settle_view(self, request, item_id: int):
         """One click of the queue: the operator's correction of the item's listing, then back to the queue."""
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
-        if not request.user.has_perm("corrections.add_correction"):
-            raise PermissionDenied
+        if (refused := refuse_unless_operator_post(request)) is not None:
+            return refused
         item = get_object_or_404(ReviewItem, pk=item_id)
         # The job page's buttons come back to the job; the queue's to the queue.
         if request.POST.get("back") == "job":
             back = HttpResponseRedirect(reverse("admin:jobs_job_change", args=[str(item.job_id)]))
         else:
             back = HttpResponseRedirect(reverse("admin:corrections_reviewitem_changelist"))
-        same = request.POST.get("same_product")
-        if same not in ("true", "false"):
-            messages.error(request, "Say whether the listing is the product.")
-            return back
-        try:
-            made = correcting.correct(
-                item.job_id,
-                marketplace=item.marketplace,
-                product_id=item.product_id,
-                same_product=same == "true",
-                note="from the review queue",
-                made_by=Author.OPERATOR,
-                made_by_client_id=None,
-                visible_to=None,
-                scope=Scope.CLIENT,
-            )
-        except (CorrectionError, JobNotFound) as exc:
-            messages.error(request, str(exc))
+        made = operator_correction(
+            request,
+            item.job_id,
+            marketplace=item.marketplace,
+            product_id=item.product_id,
+            note="from the review queue",
+            scope=Scope.CLIENT,
+        )
+        if made is None:
             return back
         said = "is" if made.correction.same_product else "is not"
         text = f"{item.title[:80]} ({won(item.price)}) {said} {item.product_code or 'the product'}."
