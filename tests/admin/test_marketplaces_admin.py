@@ -46,6 +46,8 @@ def test_the_job_page_names_the_lowest_listings_marketplace_and_each_marketplace
     assert "₩219,000" in html
     assert "[coupang]" in html
     assert "[naver]" in html
+    # Rocket delivery is Coupang's badge: a Naver lowest does not say "no" to it.
+    assert "Rocket delivery" not in html.split('id="lps-lowest"')[1].split("</table>")[0]
 
 
 def test_the_job_page_shows_why_a_marketplace_was_skipped(admin_client):
