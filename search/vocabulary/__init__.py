@@ -82,6 +82,7 @@ from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, 
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import (
     ABSENCE_LINES,
+    DESCRIPTIVE_LINES,
     AUDIENCE_LINES,
     DOUBTFUL_VARIANTS,
     LINE_SPELLINGS,
@@ -94,6 +95,7 @@ from search.vocabulary.variants import (
 
 __all__ = [
     "ABSENCE_LINES",
+    "DESCRIPTIVE_LINES",
     "ACCESSORY_KINDS",
     "AUDIENCE_LINES",
     "BEDDING_SIZES",
