@@ -82,8 +82,8 @@ from search.vocabulary.sizes import BEDDING_SIZES, CLOTHING_SIZES, SCALE_SIZES, 
 from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPELLINGS, TRANSLITERATIONS
 from search.vocabulary.variants import (
     ABSENCE_LINES,
-    DESCRIPTIVE_LINES,
     AUDIENCE_LINES,
+    DESCRIPTIVE_LINES,
     DOUBTFUL_VARIANTS,
     LINE_SPELLINGS,
     LINE_WORDS,
@@ -95,7 +95,6 @@ from search.vocabulary.variants import (
 
 __all__ = [
     "ABSENCE_LINES",
-    "DESCRIPTIVE_LINES",
     "ACCESSORY_KINDS",
     "AUDIENCE_LINES",
     "BEDDING_SIZES",
@@ -114,6 +113,7 @@ __all__ = [
     "COUNT_MULTIPLIERS",
     "COUNT_UNITS",
     "DEFAULT_LINE_WORDS",
+    "DESCRIPTIVE_LINES",
     "DESCRIPTORS",
     "DOUBTFUL_VARIANTS",
     "GARMENT_CAPACITY_PLUS",
