@@ -1284,8 +1284,10 @@ def test_a_word_of_the_products_own_kind_is_no_accessory_for_it():
 
     ruled, _ = verdict(backpack, "그레고리 데이팩 블랙 학생가방")
     assert ruled.same_product, ruled.reason
-    ruled, sure = verdict(ProductQuery(product_code="LT", product_name="LG 그램 16 노트북"), "LG 그램 16 노트북 가방")
-    assert (ruled.same_product, sure) == (False, True)
+    laptop = ProductQuery(product_code="LT", product_name="LG 그램 16 노트북", price=1_500_000)
+    # Sure with its second witness, a price an accessory has (without one it is a Doubt: see the no-price test).
+    ruled, sure = verdict(laptop, "LG 그램 16 노트북 가방", 29_000)
+    assert (ruled.same_product, sure) == (False, True), ruled.reason
 
 
 def test_a_maker_known_by_two_korean_spellings():
