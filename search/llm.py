@@ -44,7 +44,10 @@ SM-S928N → SM-S928NZKEKOO is the same model): Buds2 ≠ Buds2 Pro ≠ Buds2 FE
 라임, 백미밥 ≠ 흑미밥, 디스크 에디션 ≠ 디지털 에디션) and colour where the product states them;
 - the same pack count, by arithmetic: 1+1 = 2, 2+1 = 3, "5개입, 8개" = 40, 30개 = 30개입 = x 30, "100매 5팩 x 2" \
 = 1000매; a listing that states no count sells one unit.
-Names match in any script: PlayStation = 플레이스테이션, Galaxy = 갤럭시, Bluetooth = 블루투스, AirPods = 에어팟.
+Names match in any script and spacing: PlayStation = 플레이스테이션, Galaxy = 갤럭시, AirPods = 에어팟, \
+갤럭시북4 = 갤럭시 북4, 100매입 = 100매.
+Text after a comma is usually the option the buyer picked (", 블랙, 1개"): part of the title, a match when it \
+restates the product.
 NOT the product: accessories, parts and consumables for it (케이스, 커버, 필름, 강화유리, 거치대, 충전기, \
 케이블, 스트랩, 이어팁, 필터, 리필, 배터리) even when they carry its name or model code ("SM-R630 전용 이어팁", \
 "V12 호환 필터", "에어팟용 케이스"); items marked 호환, 전용, 교체용 or "…용"; used, refurbished, display, returned \
@@ -55,9 +58,12 @@ NOT a price of the product either: a rental, subscription or contract offer (렌
 the shop did not ask for (A + B 세트, 2대 세트); another size (shoes 260 vs 270, clothes M vs L, 퀸 vs 킹); a \
 look-alike or substitute from another maker (대체, 스타일, 호환, OEM); a sibling whose model code extends ours by a \
 letter or two.
-A free gift in the title ("(+케이스 증정)", "사은품") does not change what is sold.
+A free gift or what comes in the box ("(+케이스 증정)", "사은품", "+ 부착키트") does not change what is sold; nor \
+does a notice about the stock: food near its best-before date (유통기한 임박, 소비기한 임박, 임박상품) is a NEW \
+unit, the same product when the rest matches. Seller tags and shipping words ([당일발송], [공식판매처], 무료배송) \
+are harmless.
 What a listing says beyond the product is evidence, never noise: a word or number the product does not have and \
-that is not a harmless mark (seller tags, 정품, 국내정발, shipping words, plain descriptions) makes a match doubtful, \
+that is not a harmless mark (정품, 국내정발, plain descriptions) makes a match doubtful, \
 above all a flavour, line or edition word beside the name or glued to it. A matching model code is strong evidence, \
 not proof: it does not outweigh such words.
 The user message is JSON: the product, then the candidates with their index, title and price in won; a \

@@ -42,6 +42,7 @@ from search.vocabulary import (
     COLOUR_QUALIFIERS,
     COUNT_UNITS,
     DEFAULT_LINE_WORDS,
+    DESCRIPTIVE_LINES,
     DOUBTFUL_VARIANTS,
     IMPLIED_BY,
     KIND_GROUPS,
@@ -308,6 +309,10 @@ class MadeFor(Rule):
                 # the word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트
                 # 어댑터 for a hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
                 return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
+            if not marked and not (context.price and context.reference_price):
+                # No price to tell a part's from the product's and no mark that it is made for the product: the word
+                # is the only witness, and it has other readings (민지 커버 on an album: the cover it comes in).
+                return Doubt(f"{kind} ({word}) named, with no made-for mark and no price to tell")
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
@@ -428,8 +433,17 @@ class Bundle(Rule):
                 # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
                 # in (as 화이트+블루 is a colourway), as much as a set of two. Never sure.
                 return Doubt(f"a plus between two of one kind ({joined}+{added}): options of one product, or a set")
+            if added != context.listing.bundle and _a_part_of_it(added):
+                # 필름 + 부착키트, 청소기 + 거치대: a part or kit that comes with the product is listed as much as sold
+                # beside it. Never sure.
+                return Doubt(f"a plus adding a part or kit ({added}): included with the product, or a set")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
+
+
+def _a_part_of_it(added: str) -> bool:
+    """What a plus adds is an accessory, part or kit (부착키트, 거치대, 케이스): what sellers list as in the box."""
+    return bool(read_title(added).accessory_kinds) or any(word in compact(added) for word in KIT_WORDS)
 
 
 def _joined_to_its_like(added: str, listing: Title) -> str | None:
@@ -850,6 +864,9 @@ class ExtraLine(Rule):
         if extra_lines <= ABSENCE_LINES:
             # 무향 for a hand cream whose name states no scent: it may be the one made without.
             return Doubt(f"{said} (what the product may be without)")
+        if extra_lines <= DESCRIPTIVE_LINES:
+            # 슬림 for a 5cm tie: a word of how the product looks may say so of the product itself.
+            return Doubt(f"{said} (or a word describing the product)")
         if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
             # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
             # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.

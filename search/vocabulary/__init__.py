@@ -83,6 +83,7 @@ from search.vocabulary.spellings import IMPLIED_BY, LATIN_COMPOUNDS, PHRASE_SPEL
 from search.vocabulary.variants import (
     ABSENCE_LINES,
     AUDIENCE_LINES,
+    DESCRIPTIVE_LINES,
     DOUBTFUL_VARIANTS,
     LINE_SPELLINGS,
     LINE_WORDS,
@@ -112,6 +113,7 @@ __all__ = [
     "COUNT_MULTIPLIERS",
     "COUNT_UNITS",
     "DEFAULT_LINE_WORDS",
+    "DESCRIPTIVE_LINES",
     "DESCRIPTORS",
     "DOUBTFUL_VARIANTS",
     "GARMENT_CAPACITY_PLUS",

@@ -55,6 +55,11 @@ LINE_WORDS = (
 # of it. A title naming one is uncertain, never surely another product.
 ABSENCE_LINES = frozenset(line for line in LINE_WORDS if line.startswith("무"))
 
+# Lines that are also plain words of how a product looks or tastes (슬림: a slim tie or the PS5 Slim; 라이트: light
+# or the Lite model; rich: a rich taste or the Rich line): a title naming one may be describing the product as much
+# as naming another line of it. Uncertain, never surely another product.
+DESCRIPTIVE_LINES = frozenset({"slim", "lite", "rich"})
+
 # One line written several ways: 키즈, 아동 and 어린이 are the kids' line.
 LINE_SPELLINGS: dict[str, str] = {
     "키즈": "kids",

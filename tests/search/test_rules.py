@@ -1284,8 +1284,10 @@ def test_a_word_of_the_products_own_kind_is_no_accessory_for_it():
 
     ruled, _ = verdict(backpack, "그레고리 데이팩 블랙 학생가방")
     assert ruled.same_product, ruled.reason
-    ruled, sure = verdict(ProductQuery(product_code="LT", product_name="LG 그램 16 노트북"), "LG 그램 16 노트북 가방")
-    assert (ruled.same_product, sure) == (False, True)
+    laptop = ProductQuery(product_code="LT", product_name="LG 그램 16 노트북", price=1_500_000)
+    # Sure with its second witness, a price an accessory has (without one it is a Doubt: see the no-price test).
+    ruled, sure = verdict(laptop, "LG 그램 16 노트북 가방", 29_000)
+    assert (ruled.same_product, sure) == (False, True), ruled.reason
 
 
 def test_a_maker_known_by_two_korean_spellings():
@@ -1474,3 +1476,36 @@ def test_a_short_code_of_our_codes_shape_and_another_fabric_are_not_ours():
     assert not ruled.same_product, ruled.reason
     case = ProductQuery(product_code="CS", product_name="삼성 갤럭시 S25 실리콘 케이스 블랙", brand="삼성")
     assert not verdict(case, "삼성 갤럭시 S25 파인우븐 케이스 블랙")[0].same_product
+
+
+def test_an_accessory_word_with_no_mark_and_no_price_to_tell_is_doubted_not_rejected():
+    # 커버 on an album is the cover it comes in as much as a case: the word alone is one witness, and sure takes two
+    # (a made-for mark, or a price far below the product's).
+    album = ProductQuery(product_code="A-1", product_name="별빛소녀 2nd 미니앨범 (Sky ver.)")
+
+    ruled, is_sure = judge_by_rules(album, ["별빛소녀 2nd 미니앨범 Sky 버전 하나 커버"])[0]
+    assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False), ruled.reason
+    ruled, is_sure = judge_by_rules(album, ["별빛소녀 2nd 미니앨범 전용 커버"])[0]
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    priced = ProductQuery(product_code="A-2", product_name="별빛소녀 2nd 미니앨범 (Sky ver.)", price=16_000)
+    ruled, is_sure = verdict(priced, "별빛소녀 미니앨범 커버 스티커", 1_900)
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_line_word_that_also_describes_the_product_is_doubted_not_rejected():
+    tie = ProductQuery(product_code="T-1", product_name="단정 자동 지퍼 넥타이 5cm 네이비", brand="단정")
+
+    ruled, is_sure = verdict(tie, "단정 자동 지퍼 넥타이 슬림 5cm 네이비")
+    assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False), ruled.reason
+    pie = ProductQuery(product_code="P-1", product_name="해밀 초코파이 12개입", brand="해밀")
+    ruled, is_sure = verdict(pie, "해밀 초코파이 딸기 12개입")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_plus_adding_a_part_or_kit_is_doubted_and_one_adding_another_product_rejected():
+    film = ProductQuery(product_code="F-1", product_name="맑음 태블릿 11 종이질감 보호필름", brand="맑음")
+
+    ruled, is_sure = verdict(film, "맑음 태블릿 11 종이질감 보호필름 + 부착키트")
+    assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False), ruled.reason
+    ruled, is_sure = verdict(film, "맑음 태블릿 11 종이질감 보호필름 + 무선키보드")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
