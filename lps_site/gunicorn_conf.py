@@ -6,8 +6,9 @@ directory must be set before any process imports prometheus_client (which picks 
 and it must start empty: files left by an earlier run would be added to this one's totals. A dead worker's
 files stay (its counts happened), and `mark_process_dead` drops its live-gauge files.
 
-The worker: gthread threads with a deadline on each phase of a request (lps_site/web_worker.py), so that a client
-that stalls in its request line, headers or body costs one thread for a bounded time and gets a 408 envelope.
+The worker: gthread whose poller reads each request before a thread serves it, with a deadline on each phase of a
+request (lps_site/web_worker.py), so that a client that stalls in its request line, headers or body costs no
+thread and gets a 408 envelope.
 
 The Procfile's command-line options (bind, workers, logs) still apply on top of these.
 """
@@ -38,6 +39,10 @@ threads = int(os.environ.get("LPS_WEB_THREADS", "16"))
 HEAD_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_HEAD_TIMEOUT_SECONDS", "10"))
 BODY_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_BODY_TIMEOUT_SECONDS", "30"))
 WRITE_TIMEOUT_SECONDS = float(os.environ.get("LPS_WEB_WRITE_TIMEOUT_SECONDS", "30"))
+# The largest request body the worker's poller buffers before a thread takes the request (the API's JSON body
+# limit by default): a stalled client below it costs no thread; a larger body is read on a thread, under the body
+# deadline.
+BUFFERED_BODY_BYTES = int(os.environ.get("LPS_WEB_BUFFERED_BODY_BYTES", str(1024 * 1024)))
 
 # gunicorn's own lines (start, workers booting and exiting, the access log) in the same JSON as the app's.
 if os.environ.get("LPS_LOG_FORMAT") == "json":
@@ -67,7 +72,10 @@ def post_fork(server, worker) -> None:
     from lps_site.web_worker import ReadDeadlines
 
     worker.deadlines = ReadDeadlines(
-        head_seconds=HEAD_TIMEOUT_SECONDS, body_seconds=BODY_TIMEOUT_SECONDS, write_seconds=WRITE_TIMEOUT_SECONDS
+        head_seconds=HEAD_TIMEOUT_SECONDS,
+        body_seconds=BODY_TIMEOUT_SECONDS,
+        write_seconds=WRITE_TIMEOUT_SECONDS,
+        buffered_body_bytes=BUFFERED_BODY_BYTES,
     )
 
 

@@ -1,36 +1,45 @@
 """The web process's gunicorn worker: gthread with read deadlines, so that a slow client cannot hold the web tier.
 
-gunicorn's gthread worker already keeps a connection that has sent nothing off its threads (it waits in the
-worker's poller), but once a request has begun a thread reads it with a blocking socket and no time limit: a
-client that sends a request line and a Host header and then nothing, or a chunked body without its last chunk,
-or a Content-Length of 1000 followed by 12 bytes, holds a thread until it hangs up. This worker bounds each
-phase of a request:
+gunicorn's gthread worker reads a request on one of its threads with a blocking socket and no time limit once
+the request's first bytes have arrived: a client that sends a request line and a Host header and then nothing,
+or a chunked body without its last chunk, or a Content-Length of 1000 followed by 12 bytes, holds a thread
+until it hangs up, and a few dozen such clients hold every thread of every worker. This worker:
 
-- the head (request line and headers): `head_seconds` from its first byte; past that the client gets a 408
-  envelope from here (no path is known yet, so it is always the envelope);
-- the body: `body_seconds` from the end of the head, however the bytes trickle in; a read past it raises
-  `BodyReadTimeout` (a TimeoutError) in the application, which answers the 408 envelope itself (api/);
-- every write of the answer: `write_seconds`, against a client that does not read.
+- reads each request in its poller, without a thread: the bytes go into a buffer of the connection's as they
+  arrive (non-blocking reads), and the connection reaches a thread only once its head and its body are complete
+  (or the body is too large to buffer, or the client waits for a 100 Continue, or the bytes are not a request
+  the poller can delimit: those the thread's parser answers, with the deadlines below). The thread's parser
+  reads the buffered bytes first. A stalled client costs a buffer and a file descriptor, not a thread;
+- bounds each phase of a request: the head (request line and headers) `head_seconds` from its first byte, past
+  which the client gets a 408 envelope from here (no path is known yet, so it is always the envelope); the body
+  `body_seconds` from the end of the head, however the bytes trickle in, past which the request goes to a thread
+  whose reads raise `BodyReadTimeout` (a TimeoutError) in the application, which answers the 408 envelope itself
+  (api/); and every write of the answer `write_seconds`, against a client that does not read.
 
 Every error gunicorn answers itself (a request line or header it cannot parse, a URI too long, an unsupported
 transfer coding, a malformed chunk) is the API's JSON envelope too, not gunicorn's HTML page (`write_json_error`).
 
 The deadlines are on the whole phase, not on each read: a client sending one byte a second gets no further than
 one sending nothing. A worker also stops accepting connections while all of its threads are busy, so that a new
-connection waits in the kernel's queue for a worker with a free thread instead of queueing behind stalled ones.
+connection waits in the kernel's queue for a worker with a free thread instead of queueing behind busy ones.
 
-Put a buffering proxy in front all the same (README, "Production environment"): it absorbs slow clients without
-a thread each, where this worker only bounds how long each one costs.
+A buffering proxy in front is still the place for TLS and for bodies larger than the buffer (README,
+"Production environment"); this worker no longer needs one to survive stalled sockets.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import selectors
 import socket
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from gunicorn import util as gunicorn_util
+from gunicorn.http2 import negotiation
 from gunicorn.workers import gthread
 
 # The API's result code for "the request did not arrive in time" (api.codes.ResultCode.HTTP_REQUEST_TIMEOUT):
@@ -40,6 +49,12 @@ REQUEST_TIMEOUT_CODE = 408
 # thread wait this long for the first bytes before it hands the connection back to the poller (gunicorn's own
 # 5 s would let a burst of idle connections hold every thread for 5 s).
 FIRST_BYTES_WAIT_SECONDS = 0.5
+# Bytes a request line and headers may take in the poller's buffer before the connection goes to a thread as it
+# is: gunicorn's own limits (a 4094-byte request line, 100 header fields of 8190 bytes) are refused by its parser,
+# which answers 414 or 431 from what is buffered.
+MAX_BUFFERED_HEAD_BYTES = 64 * 1024
+# How much of a socket's data one poller read takes.
+READ_SIZE = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,10 @@ class ReadDeadlines:
     head_seconds: float = 10.0
     body_seconds: float = 30.0
     write_seconds: float = 30.0
+    # The largest body the poller buffers before the request goes to a thread (the API's JSON body limit); a
+    # larger one (a big CSV sheet) is read by the thread under the body deadline. Each connection's buffer is at
+    # most this, so a worker's memory for them is bounded by worker_connections times it.
+    buffered_body_bytes: int = 1024 * 1024
 
 
 class HeadReadTimeout(Exception):
@@ -75,6 +94,10 @@ class DeadlineSocket:
         self._deadline: float | None = None
         # The timeout gunicorn itself asked for (None: blocking, 0.0: non-blocking), kept under ours.
         self._requested: float | None = sock.gettimeout()
+        # When the poller saw the current request's first byte and the end of its head (monotonic), so that a
+        # thread that takes the request over keeps its deadlines rather than starting them again.
+        self.head_began_at: float | None = None
+        self.body_began_at: float | None = None
 
     def __getattr__(self, name: str):
         return getattr(self._sock, name)
@@ -83,12 +106,16 @@ class DeadlineSocket:
         return self._sock.fileno()
 
     def start_head(self) -> None:
-        """Bound the next request's head; the clock starts at its first read."""
-        self._phase, self._deadline = "head", None
+        """Bound the next request's head; the clock starts at its first byte (seen by the poller, else read here)."""
+        began, self.head_began_at = self.head_began_at, None
+        self._phase = "head"
+        self._deadline = None if began is None else began + self._deadlines.head_seconds
 
     def start_body(self) -> None:
-        """Bound the body of the request whose head was just read; the clock starts now."""
-        self._phase, self._deadline = "body", time.monotonic() + self._deadlines.body_seconds
+        """Bound the body of the request whose head was just read; the clock starts at the head's end."""
+        began, self.body_began_at = self.body_began_at, None
+        self._phase = "body"
+        self._deadline = (time.monotonic() if began is None else began) + self._deadlines.body_seconds
 
     def disarm(self) -> None:
         """No deadline: the request is over (gunicorn's own close and drain use their own timeouts)."""
@@ -180,8 +207,86 @@ def timeout_answer(message: str) -> bytes:
     return head.encode("latin-1") + body
 
 
+# What the poller makes of the bytes a connection has sent so far.
+INCOMPLETE = "incomplete"  # more bytes are needed before a thread can serve the request without waiting
+COMPLETE = "complete"  # the head and the whole body are buffered: a thread serves it without a blocking read
+HAND_OVER = "hand over"  # a thread must take it as it is: too large to buffer, 100-continue, or not delimitable
+
+
+def chunked_body_end(data: bytes | bytearray, start: int) -> int | str:
+    """Where a chunked body that begins at `start` ends (after its last chunk and trailers), INCOMPLETE if it
+    has not all arrived, HAND_OVER if it is malformed (the thread's parser answers that with the envelope)."""
+    position = start
+    while True:
+        line_end = data.find(b"\r\n", position)
+        if line_end < 0:
+            return INCOMPLETE if len(data) - position <= 1024 else HAND_OVER
+        size_text = bytes(data[position:line_end]).split(b";", 1)[0].strip()
+        if not size_text or any(byte not in b"0123456789abcdefABCDEF" for byte in size_text):
+            return HAND_OVER
+        size = int(size_text, 16)
+        if size == 0:
+            if data[line_end + 2 : line_end + 4] == b"\r\n":
+                return line_end + 4
+            trailers_end = data.find(b"\r\n\r\n", line_end)
+            return INCOMPLETE if trailers_end < 0 else trailers_end + 4
+        position = line_end + 2 + size + 2
+        if position > len(data):
+            return INCOMPLETE
+
+
+def request_state(data: bytes | bytearray, max_body_bytes: int) -> tuple[str, int | None]:
+    """What the buffered bytes of a connection amount to, and where the head ends (None while it has not).
+
+    Only the framing is read here (Content-Length, Transfer-Encoding, Expect); anything unusual goes to a thread
+    whose parser decides, as every request did before."""
+    head_end = data.find(b"\r\n\r\n")
+    if head_end < 0:
+        return (HAND_OVER if len(data) > MAX_BUFFERED_HEAD_BYTES else INCOMPLETE), None
+    body_start = head_end + 4
+    lengths, codings, expects_continue = [], [], False
+    for line in bytes(data[:head_end]).split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            lengths.append(value.strip())
+        elif name == b"transfer-encoding":
+            codings.append(value.strip().lower())
+        elif name == b"expect":
+            expects_continue = True
+    if expects_continue:
+        # The client sends its body only after a 100 Continue, which gunicorn sends when the body is read.
+        return HAND_OVER, body_start
+    if codings:
+        if lengths or codings != [b"chunked"]:
+            return HAND_OVER, body_start
+        end = chunked_body_end(data, body_start)
+        if end == INCOMPLETE and len(data) - body_start > max_body_bytes:
+            return HAND_OVER, body_start
+        return (end if isinstance(end, str) else COMPLETE), body_start
+    if not lengths:
+        return COMPLETE, body_start
+    if len(set(lengths)) != 1 or not lengths[0].isdigit():
+        return HAND_OVER, body_start
+    length = int(lengths[0])
+    if length > max_body_bytes:
+        return HAND_OVER, body_start
+    return (COMPLETE if len(data) - body_start >= length else INCOMPLETE), body_start
+
+
+class BufferedRequest:
+    """The bytes of a connection's next request, read by the poller, and the times its deadlines count from."""
+
+    def __init__(self, data: bytes = b""):
+        self.data = bytearray(data)
+        self.opened_at = time.monotonic()
+        self.head_began_at: float | None = self.opened_at if data else None
+        self.body_began_at: float | None = None
+
+
 class DeadlineThreadWorker(gthread.ThreadWorker):
-    """gthread with a deadline on each phase of a request, and no accepting while every thread is busy."""
+    """gthread that reads each request in its poller and serves it on a thread only once it has all arrived, with
+    a deadline on each phase of a request, and no accepting while every thread is busy."""
 
     # Set by lps_site/gunicorn_conf.py's post_fork hook from the environment; these defaults otherwise.
     deadlines = ReadDeadlines()
@@ -189,6 +294,8 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.busy_threads = 0
+        # The connections whose next request the poller is reading, with what has arrived of it.
+        self.reading: dict[gthread.TConn, BufferedRequest] = {}
 
     def init_process(self) -> None:
         gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT_SECONDS
@@ -197,12 +304,122 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
         gunicorn_util.write_error = write_json_error
         super().init_process()
 
-    # --- Deadlines --------------------------------------------------------------------------------------------
+    def reads_in_poller(self, client) -> bool:
+        # TLS ends at the proxy in front; gunicorn's own TLS, and HTTP/2's preface sniffing, need the bare socket
+        # on a thread, and keep gunicorn's behaviour.
+        return not self.cfg.is_ssl and not negotiation.prior_knowledge_allowed(self.cfg, client)
+
+    # --- Reading in the poller ----------------------------------------------------------------------------------
+
+    def accept(self, listener) -> None:
+        try:
+            client_sock, client_addr = listener.accept()
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        if not self.reads_in_poller(client_addr):
+            client_sock.setblocking(True)
+            conn = gthread.TConn(self.cfg, client_sock, client_addr, listener.getsockname())
+            conn.sock = DeadlineSocket(conn.sock, self.deadlines) if not self.cfg.is_ssl else conn.sock
+            self.enqueue_req(conn)
+            return
+        conn = gthread.TConn(self.cfg, client_sock, client_addr, listener.getsockname())  # non-blocking
+        conn.sock = DeadlineSocket(conn.sock, self.deadlines)
+        self.read_in_poller(conn, b"")
+
+    def on_client_socket_readable(self, conn, client) -> None:
+        # A kept-alive connection's next request: read in the poller like a new connection's.
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self.read_in_poller(conn, b"")
+
+    def read_in_poller(self, conn, data: bytes) -> None:
+        buffered = BufferedRequest(data)
+        self.reading[conn] = buffered
+        if not (data and self.hand_over_if_ready(conn, buffered)):
+            self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, conn))
+
+    def on_request_bytes(self, conn, _client) -> None:
+        buffered = self.reading[conn]
+        try:
+            chunk = conn.sock.recv(READ_SIZE)  # non-blocking: the poller saw it readable
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self.drop(conn)
+            return
+        if not chunk:
+            self.drop(conn)  # the client hung up before its request was whole: nothing to answer
+            return
+        if buffered.head_began_at is None:
+            buffered.head_began_at = time.monotonic()
+        buffered.data += chunk
+        if self.hand_over_if_ready(conn, buffered):
+            self.poller.unregister(conn.sock)
+
+    def hand_over_if_ready(self, conn, buffered: BufferedRequest) -> bool:
+        state, body_start = request_state(buffered.data, self.deadlines.buffered_body_bytes)
+        if body_start is not None and buffered.body_began_at is None:
+            buffered.body_began_at = time.monotonic()
+        if state == INCOMPLETE:
+            return False
+        self.hand_to_thread(conn, buffered)
+        return True
+
+    def hand_to_thread(self, conn, buffered: BufferedRequest) -> None:
+        del self.reading[conn]
+        # The thread's deadlines count from when the poller saw the head begin and end, not from its own start.
+        conn.sock.head_began_at = buffered.head_began_at
+        conn.sock.body_began_at = buffered.body_began_at
+        conn.buffered = bytes(buffered.data)
+        conn.data_ready = True
+        self.enqueue_req(conn)
+
+    def murder_pending(self) -> None:
+        # Called by the main loop at least once a second: the deadlines of the requests the poller is reading.
+        super().murder_pending()
+        now = time.monotonic()
+        for conn, buffered in list(self.reading.items()):
+            if buffered.head_began_at is None:
+                # A connection that has sent nothing is closed in silence (nothing was asked of it).
+                if now >= buffered.opened_at + self.deadlines.head_seconds:
+                    self.drop(conn)
+            elif buffered.body_began_at is None:
+                if now >= buffered.head_began_at + self.deadlines.head_seconds:
+                    self.answer_head_timeout(conn)
+            elif now >= buffered.body_began_at + self.deadlines.body_seconds:
+                # Late in its body: a thread takes it, whose first read past the buffer raises BodyReadTimeout,
+                # and the application answers the 408 envelope with the request's path known.
+                self.poller.unregister(conn.sock)
+                self.hand_to_thread(conn, buffered)
+
+    def answer_head_timeout(self, conn) -> None:
+        message = f"the request line and headers took longer than {self.deadlines.head_seconds:g} s"
+        address = conn.client[0] if conn.client else "?"
+        self.log.warning("Request head from ip=%s timed out: %s; answered 408", address, message)
+        try:
+            # Non-blocking: a few hundred bytes fit the socket's send buffer of a client that has read nothing.
+            conn.sock.send(timeout_answer(message))
+            conn.sock.shutdown(socket.SHUT_WR)
+            # What the client sent meanwhile, read so that closing does not reset the connection under the 408.
+            while conn.sock.recv(READ_SIZE):
+                pass
+        except OSError:
+            pass
+        self.drop(conn)
+
+    def drop(self, conn) -> None:
+        self.reading.pop(conn, None)
+        with contextlib.suppress(KeyError, ValueError, OSError):  # not registered (any more)
+            self.poller.unregister(conn.sock)
+        self.nr_conns -= 1
+        conn.close()
+
+    # --- Threads -----------------------------------------------------------------------------------------------
 
     def enqueue_req(self, conn) -> None:
-        if not isinstance(conn.sock, DeadlineSocket) and not self.cfg.is_ssl:
-            # (TLS ends at the proxy in front; gunicorn's own TLS needs the bare socket and keeps its behaviour.)
-            conn.sock = DeadlineSocket(conn.sock, self.deadlines)
         self.busy_threads += 1
         if self.busy_threads >= self.cfg.threads:
             super().set_accept_enabled(False)
@@ -210,6 +427,14 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
 
     def finish_request(self, conn, fs) -> None:
         self.busy_threads -= 1
+        parser = conn.parser
+        if self.alive and not fs.cancelled() and fs.exception() is None and fs.result() is True and parser:
+            ahead = parser.unreader.take_buffered()
+            if ahead:
+                # The client has sent (part of) its next request already: the poller reads the rest of it.
+                conn.sock.setblocking(False)
+                self.read_in_poller(conn, ahead)
+                return
         super().finish_request(conn, fs)
 
     def set_accept_enabled(self, enabled: bool) -> None:
@@ -219,6 +444,13 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
 
     def handle(self, conn):
         deadline_socket = conn.sock if isinstance(conn.sock, DeadlineSocket) else None
+        buffered = getattr(conn, "buffered", b"")
+        if buffered:
+            conn.buffered = b""
+            conn.sock.setblocking(True)
+            conn.init()
+            # The parser reads what the poller buffered before the socket.
+            conn.parser.unreader.unread(buffered)
         if deadline_socket is not None:
             deadline_socket.start_head()
         try:

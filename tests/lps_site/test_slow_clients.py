@@ -162,7 +162,9 @@ def post_search(port: int, api_key: str, code: str) -> int:
         connection.close()
 
 
-@pytest.mark.parametrize("count", [3, 30])
+# 100 and 300: more stalled sockets than the 3 workers × 16 threads, which a worker that read each request on a
+# thread could not survive (the probes waited for the stalled clients' deadlines).
+@pytest.mark.parametrize("count", [3, 30, 100, 300])
 def test_stalled_clients_get_a_408_envelope_at_their_deadline_while_healthz_and_a_keyed_post_keep_answering(
     gunicorn, count
 ):
@@ -188,6 +190,27 @@ def test_stalled_clients_get_a_408_envelope_at_their_deadline_while_healthz_and_
         assert body["error"]
         assert stall.answered_after < max(HEAD_SECONDS, BODY_SECONDS) + SLACK_SECONDS, stall.kind
     assert not Job.objects.exclude(owner_id=shop.client.pk).exists()
+
+
+def test_a_request_that_arrives_in_pieces_on_a_kept_alive_connection_is_served_whole(gunicorn):
+    shop = keys.issue_key("pieces")
+    body = json.dumps({"products": [{"product_code": "P-1", "product_name": "삼다수 2L 6개"}]}).encode()
+    request = POST_HEAD + f"X-API-Key: {shop.api_key}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+    pause = threading.Event()
+    with socket.create_connection(("127.0.0.1", gunicorn), timeout=10) as sock:
+        answers = []
+        for _ in range(2):
+            # The head split inside a header, the body split in two: the server waits for the whole request.
+            for piece in (request[:40], request[40:-10], request[-10:]):
+                sock.sendall(piece)
+                pause.wait(0.3)
+            answer = b""
+            while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+                answer += sock.recv(65536)
+            answers.append(answer)
+
+    assert [answer.split(b" ", 2)[1] for answer in answers] == [b"202", b"202"], answers
+    assert Job.objects.filter(owner_id=shop.client.pk).count() == 1  # the second is the first one's duplicate
 
 
 def test_a_client_that_trickles_its_headers_byte_by_byte_still_gets_the_408_at_the_head_deadline(gunicorn):
