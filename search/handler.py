@@ -14,7 +14,6 @@ from django.conf import settings
 from django.db import transaction
 
 from jobs import queue
-from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
 from search import hooks, metrics, overrides, pipeline, stage_timings, trust
 from search import marketplaces as search_marketplaces
@@ -73,12 +72,7 @@ def run_pipeline(
     source = CoupangSource(base_url=settings.LPS_COUPANG_URL)
 
     def fetch(query: str):
-        timeout = settings.LPS_NAVIGATION_TIMEOUT_SECONDS
-        if remaining is not None:
-            left = remaining()
-            if left <= 0:
-                raise JobDeadlineExceeded(f"no time left to search {query!r}")
-            timeout = min(timeout, left)
+        timeout = search_marketplaces.page_timeout(settings.LPS_NAVIGATION_TIMEOUT_SECONDS, remaining, repr(query))
         return crawler.fetch(source, query, timeout=timeout, cancelled=cancelled)
 
     offered = search_marketplaces.configured()
