@@ -1,5 +1,5 @@
 """The corrections endpoints (SPEC §8, §10): a shop's or an operator's word about a job's listings, its list and
-deletion, and "this price is wrong" reports. Added to the API by api/endpoints.py (`add_routes`)."""
+deletion, and "this price is wrong" reports. Routes on `router`, mounted by api/rest_api.py."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import NinjaAPI, Path, Query, Schema
+from ninja import Path, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 from pydantic.json_schema import SkipJsonSchema
 
+from api import auth, parameters
 from api.codes import ResultCode
 from api.exceptions import ApiError, InvalidRequest, OperatorOnly
 from api.models import ApiClient
+from api.parameters import JobIdPath
 from corrections import correcting, reports
 from corrections.exceptions import CorrectionNotFound, JobNotCorrectable, ListingNotJudged
 from corrections.models import Author, Correction, PriceReport, Scope
@@ -32,7 +34,6 @@ Note = Annotated[
     AfterValidator(refuse_format_characters),
 ]
 # Module-level: the routes' annotations are read by name (this module has postponed annotations).
-JobIdPath = Annotated[uuid.UUID, Path(description="The job's id (a UUID).")]
 CorrectionIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, description="The correction's id.")]
 
 
@@ -189,122 +190,125 @@ def _visible_to(client: ApiClient) -> int | None:
     return None if client.is_operator else client.pk
 
 
+router = Router()
+
+
 # --- Routes -----------------------------------------------------------------------------------------------
 
 
-def add_routes(api: NinjaAPI, *, auth, responses) -> None:
-    """Add the corrections endpoints to `api` (`responses(ok_status, schema, extra=…)` documents the errors)."""
-
-    @api.post(
-        "/v1/lps/jobs/{job_id}/corrections",
-        auth=auth.CLIENT,
-        response=responses(201, CorrectedOut, extra=(403, 404, 409)),
-        summary="Say that a listing the job judged is, or is not, the product; re-answer the job",
-        tags=["client"],
-    )
-    def correct_job(request: HttpRequest, job_id: JobIdPath, correction: CorrectionIn):
-        """Kept for this client's product_code (an operator may set `scope: global` for every client's searches of
-        the same product) by the listing's marketplace and product id; posting again updates it. Every later
-        search of the product settles that listing before the judge (verdict source `correction`). The job's
-        answer is recomputed at once from the listings its rounds judged (no new search); when it changes, a
-        search with a callback_url is sent the corrected result by a signed webhook with `"event": "corrected"`
-        and `"previous"`. 400 names `product_id` when the job judged no such listing; 409 LPS_JOB_NOT_FINISHED
-        when the job is not a finished search; another client's job is 404 LPS_JOB_NOT_FOUND."""
-        if correction.scope == "global" and not request.auth.is_operator:
-            raise OperatorOnly("only an operator key may make a global correction", field="scope")
-        try:
-            made = correcting.correct(
-                job_id,
-                marketplace=correction.marketplace,
-                product_id=correction.product_id,
-                same_product=correction.same_product,
-                note=correction.note or "",
-                made_by=_author(request.auth),
-                made_by_client_id=request.auth.pk,
-                visible_to=_visible_to(request.auth),
-                scope=Scope(correction.scope),
-            )
-        except (ListingNotJudged, JobNotCorrectable) as exc:
-            raise _translated(exc) from exc
-        return Status(
-            201,
-            {
-                "result": ResultCode.SUCCESS,
-                "correction": correction_out(made.correction),
-                "created": made.created,
-                "changed": made.changed,
-                "previous": made.previous,
-                "current": made.current,
-            },
+@router.post(
+    "/v1/lps/jobs/{job_id}/corrections",
+    auth=auth.CLIENT,
+    response=parameters.responses(201, CorrectedOut, extra=(403, 404, 409)),
+    summary="Say that a listing the job judged is, or is not, the product; re-answer the job",
+    tags=["client"],
+)
+def correct_job(request: HttpRequest, job_id: JobIdPath, correction: CorrectionIn):
+    """Kept for this client's product_code (an operator may set `scope: global` for every client's searches of
+    the same product) by the listing's marketplace and product id; posting again updates it. Every later
+    search of the product settles that listing before the judge (verdict source `correction`). The job's
+    answer is recomputed at once from the listings its rounds judged (no new search); when it changes, a
+    search with a callback_url is sent the corrected result by a signed webhook with `"event": "corrected"`
+    and `"previous"`. 400 names `product_id` when the job judged no such listing; 409 LPS_JOB_NOT_FINISHED
+    when the job is not a finished search; another client's job is 404 LPS_JOB_NOT_FOUND."""
+    if correction.scope == "global" and not request.auth.is_operator:
+        raise OperatorOnly("only an operator key may make a global correction", field="scope")
+    try:
+        made = correcting.correct(
+            job_id,
+            marketplace=correction.marketplace,
+            product_id=correction.product_id,
+            same_product=correction.same_product,
+            note=correction.note or "",
+            made_by=_author(request.auth),
+            made_by_client_id=request.auth.pk,
+            visible_to=_visible_to(request.auth),
+            scope=Scope(correction.scope),
         )
-
-    @api.get(
-        "/v1/lps/corrections",
-        auth=auth.CLIENT,
-        response=responses(200, CorrectionPageOut),
-        summary="Corrections, newest first: a client key's own products', or all for an operator key",
-        tags=["client"],
-    )
-    def correction_list(
-        request: HttpRequest,
-        product_code: str | None = Query(
-            None, max_length=200, pattern=OPTIONAL_TEXT_PATTERN, description="Only this product_code's."
-        ),
-        page: int = Query(1, ge=1, le=100_000, description="1-based page number."),
-        page_size: int = Query(50, ge=1, le=200, description="Rows per page."),
-    ):
-        rows = correcting.visible_corrections(_visible_to(request.auth))
-        if product_code:
-            rows = rows.filter(product_code=product_code)
-        total = rows.count()
-        offset = (page - 1) * page_size
-        return {
+    except (ListingNotJudged, JobNotCorrectable) as exc:
+        raise _translated(exc) from exc
+    return Status(
+        201,
+        {
             "result": ResultCode.SUCCESS,
-            "total": total,
-            "page": page,
-            "page_size": page_size,
-            "corrections": [
-                correction_out(row) for row in rows.order_by("-updated_at", "-id")[offset : offset + page_size]
-            ],
-        }
-
-    @api.delete(
-        "/v1/lps/corrections/{correction_id}",
-        auth=auth.CLIENT,
-        response=responses(200, CorrectionDeletedOut, extra=(404,)),
-        summary="Delete a correction: later searches no longer apply it",
-        tags=["client"],
+            "correction": correction_out(made.correction),
+            "created": made.created,
+            "changed": made.changed,
+            "previous": made.previous,
+            "current": made.current,
+        },
     )
-    def correction_delete(
-        request: HttpRequest,
-        correction_id: CorrectionIdPath,
-    ):
-        """A client key deletes only its own products' corrections; another client's is 404
-        LPS_CORRECTION_NOT_FOUND, like one that does not exist. Answers already corrected stay as they are."""
-        try:
-            correcting.delete(correction_id, visible_to=_visible_to(request.auth))
-        except CorrectionNotFound as exc:
-            raise _translated(exc) from exc
-        return {"result": ResultCode.SUCCESS, "correction_id": correction_id}
 
-    @api.post(
-        "/v1/lps/jobs/{job_id}/reports",
-        auth=auth.CLIENT,
-        response=responses(201, ReportedOut, extra=(404, 409)),
-        summary="Report that a job's price is wrong without naming a listing (operators look at it)",
-        tags=["client"],
-    )
-    def report_job(request: HttpRequest, job_id: JobIdPath, report: ReportIn):
-        """The report joins the operators' queue in the admin. Another client's job is 404 LPS_JOB_NOT_FOUND; 409
-        LPS_JOB_NOT_FINISHED when the job is not a finished search."""
-        try:
-            row = reports.report(
-                job_id,
-                note=report.note or "",
-                made_by=_author(request.auth),
-                made_by_client_id=request.auth.pk,
-                visible_to=_visible_to(request.auth),
-            )
-        except JobNotCorrectable as exc:
-            raise _translated(exc) from exc
-        return Status(201, {"result": ResultCode.SUCCESS, "report": report_out(row)})
+
+@router.get(
+    "/v1/lps/corrections",
+    auth=auth.CLIENT,
+    response=parameters.responses(200, CorrectionPageOut),
+    summary="Corrections, newest first: a client key's own products', or all for an operator key",
+    tags=["client"],
+)
+def correction_list(
+    request: HttpRequest,
+    product_code: str | None = Query(
+        None, max_length=200, pattern=OPTIONAL_TEXT_PATTERN, description="Only this product_code's."
+    ),
+    page: int = parameters.page(),
+    page_size: int = parameters.page_size(),
+):
+    rows = correcting.visible_corrections(_visible_to(request.auth))
+    if product_code:
+        rows = rows.filter(product_code=product_code)
+    total = rows.count()
+    offset = (page - 1) * page_size
+    return {
+        "result": ResultCode.SUCCESS,
+        "total": total,
+        "page": page,
+        "page_size": page_size,
+        "corrections": [
+            correction_out(row) for row in rows.order_by("-updated_at", "-id")[offset : offset + page_size]
+        ],
+    }
+
+
+@router.delete(
+    "/v1/lps/corrections/{correction_id}",
+    auth=auth.CLIENT,
+    response=parameters.responses(200, CorrectionDeletedOut, extra=(404,)),
+    summary="Delete a correction: later searches no longer apply it",
+    tags=["client"],
+)
+def correction_delete(
+    request: HttpRequest,
+    correction_id: CorrectionIdPath,
+):
+    """A client key deletes only its own products' corrections; another client's is 404
+    LPS_CORRECTION_NOT_FOUND, like one that does not exist. Answers already corrected stay as they are."""
+    try:
+        correcting.delete(correction_id, visible_to=_visible_to(request.auth))
+    except CorrectionNotFound as exc:
+        raise _translated(exc) from exc
+    return {"result": ResultCode.SUCCESS, "correction_id": correction_id}
+
+
+@router.post(
+    "/v1/lps/jobs/{job_id}/reports",
+    auth=auth.CLIENT,
+    response=parameters.responses(201, ReportedOut, extra=(404, 409)),
+    summary="Report that a job's price is wrong without naming a listing (operators look at it)",
+    tags=["client"],
+)
+def report_job(request: HttpRequest, job_id: JobIdPath, report: ReportIn):
+    """The report joins the operators' queue in the admin. Another client's job is 404 LPS_JOB_NOT_FOUND; 409
+    LPS_JOB_NOT_FINISHED when the job is not a finished search."""
+    try:
+        row = reports.report(
+            job_id,
+            note=report.note or "",
+            made_by=_author(request.auth),
+            made_by_client_id=request.auth.pk,
+            visible_to=_visible_to(request.auth),
+        )
+    except JobNotCorrectable as exc:
+        raise _translated(exc) from exc
+    return Status(201, {"result": ResultCode.SUCCESS, "report": report_out(row)})

@@ -2,8 +2,8 @@
 
 from django.urls import path, re_path
 
-from api.endpoints import api, endpoint_not_found, openapi_document
 from api.metrics_endpoint import metrics
+from api.rest_api import api, endpoint_not_found, openapi_document
 
 urlpatterns = [
     path("metrics", metrics, name="metrics"),

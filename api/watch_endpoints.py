@@ -2,8 +2,7 @@
 
 A client key addresses its own watches by product_code. An operator key lists every client's, and addresses
 another client's watch with `?client_id=<id>` (without it, the operator's own); a client key's `client_id` other
-than its own is a 404, as if the watch did not exist. Registered on the API of api/endpoints.py, which imports this
-module before it refuses the other methods.
+than its own is a 404, as if the watch did not exist. Routes on `router`, mounted by api/rest_api.py.
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Query, Schema
+from ninja import Query, Router, Schema
 from pydantic import BaseModel, ConfigDict, Field
 
-from api import auth
+from api import auth, parameters
 from api.codes import ResultCode
-from api.endpoints import _page, _page_size, _responses, _search_text, api
 from api.exceptions import ApiError, InvalidRequest
 from api.models import ApiClient
 from api.request_body import is_csv
@@ -34,6 +32,8 @@ from watches.models import EventState, Watch, WatchEvent, WatchPoint
 from watches.spec import WatchProduct, every_text
 
 log = logging.getLogger(__name__)
+
+router = Router()
 
 MAX_HISTORY_POINTS = 1000
 DEFAULT_HISTORY_DAYS = 30
@@ -282,10 +282,10 @@ def _check(batch: WatchesIn) -> None:
 WATCH_PATH = "/v1/lps/watches/{product_code}"
 
 
-@api.post(
+@router.post(
     "/v1/lps/watches",
     auth=auth.CLIENT,
-    response=_responses(200, WatchesUpsertedOut, extra=(413,)),
+    response=parameters.responses(200, WatchesUpsertedOut, extra=(413,)),
     summary="Create or update a batch of watches (by product_code)",
     tags=["client", "watches"],
 )
@@ -320,10 +320,10 @@ def upsert_watches(request: HttpRequest, batch: WatchesIn):
     }
 
 
-@api.get(
+@router.get(
     "/v1/lps/watches",
     auth=auth.CLIENT,
-    response=_responses(200, WatchPageOut),
+    response=parameters.responses(200, WatchPageOut),
     summary="Watches, newest first: a client key's own, or every client's for an operator key",
     tags=["client", "operator", "watches"],
 )
@@ -333,10 +333,10 @@ def list_watches(
     outcome: Literal["found", "not_found", "none"] | None = Query(
         None, description="Only watches whose last run ended so (none: not run yet)."
     ),
-    q: str | None = _search_text(),
+    q: str | None = parameters.search_text(),
     client_id: int | None = _client_id_param(),
-    page: int = _page(),
-    page_size: int = _page_size(),
+    page: int = parameters.page(),
+    page_size: int = parameters.page_size(),
 ):
     """With `Accept: text/csv`, the position report of every watch the filters select (no paging), streamed as CSV:
     one row a product with the watch's columns (a sheet posted back changes nothing) and the shop's price against
@@ -370,10 +370,10 @@ def list_watches(
     }
 
 
-@api.get(
+@router.get(
     WATCH_PATH,
     auth=auth.CLIENT,
-    response=_responses(200, WatchEnvelopeOut, extra=(404,)),
+    response=parameters.responses(200, WatchEnvelopeOut, extra=(404,)),
     summary="A watch, its last result, its price history and its recent events",
     tags=["client", "watches"],
 )
@@ -402,10 +402,10 @@ def watch_detail(
     }
 
 
-@api.post(
+@router.post(
     WATCH_PATH + "/run",
     auth=auth.CLIENT,
-    response=_responses(200, WatchRunOut, extra=(404,)),
+    response=parameters.responses(200, WatchRunOut, extra=(404,)),
     summary="Search a watch now (its next due time is unchanged)",
     tags=["client", "watches"],
 )
@@ -428,10 +428,10 @@ def _set_paused(request: HttpRequest, product_code: str, client_id: int | None, 
     return {"result": ResultCode.SUCCESS, "product_code": product_code, "paused": paused}
 
 
-@api.post(
+@router.post(
     WATCH_PATH + "/pause",
     auth=auth.CLIENT,
-    response=_responses(200, WatchStateOut, extra=(404,)),
+    response=parameters.responses(200, WatchStateOut, extra=(404,)),
     summary="Pause a watch: no scheduled search until it is resumed",
     tags=["client", "watches"],
 )
@@ -439,10 +439,10 @@ def pause_watch(request: HttpRequest, product_code: str, client_id: int | None =
     return _set_paused(request, product_code, client_id, True)
 
 
-@api.post(
+@router.post(
     WATCH_PATH + "/resume",
     auth=auth.CLIENT,
-    response=_responses(200, WatchStateOut, extra=(404,)),
+    response=parameters.responses(200, WatchStateOut, extra=(404,)),
     summary="Resume a paused watch (a due time it missed runs once, then it keeps its schedule)",
     tags=["client", "watches"],
 )
@@ -450,10 +450,10 @@ def resume_watch(request: HttpRequest, product_code: str, client_id: int | None 
     return _set_paused(request, product_code, client_id, False)
 
 
-@api.delete(
+@router.delete(
     WATCH_PATH,
     auth=auth.CLIENT,
-    response=_responses(200, WatchDeletedOut, extra=(404,)),
+    response=parameters.responses(200, WatchDeletedOut, extra=(404,)),
     summary="Delete a watch with its history and events",
     tags=["client", "watches"],
 )

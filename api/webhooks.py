@@ -39,6 +39,7 @@ from api.exceptions import (
     WebhookUnreachable,
 )
 from api.models import ApiClient
+from api.outbox import WebhookDelivery
 from jobs import handlers
 from jobs.client_view import OPERATOR_DETAIL_MARK
 from jobs.handlers import JobContext
@@ -177,11 +178,12 @@ def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
     Its log lines name the search job too (`search_job_id`), so that one search can be followed from the POST
     that created it to the webhook that delivered it.
     """
-    search_job_id = str(job.payload["search_job_id"])
+    delivery = WebhookDelivery.from_json(job.payload)
+    search_job_id = delivery.search_job_id
     # The host only: a callback URL's path or query may carry the client's own token.
-    callback_host = urlsplit(str(job.payload.get("callback_url") or "")).hostname or "?"
+    callback_host = urlsplit(delivery.callback_url).hostname or "?"
     try:
-        delivered = _deliver(job, context, search_job_id)
+        delivered = _deliver(delivery, job, context)
     except ApiError as exc:
         final = not exc.retryable or job.attempt >= job.max_attempts
         metrics.record_failed(_attempt_result(exc), final=final)
@@ -216,32 +218,19 @@ def _attempt_result(exc: ApiError) -> str:
     return "undeliverable"
 
 
-def _deliver(job: ClaimedJob, context: JobContext, search_job_id: str) -> dict:
-    payload = job.payload
-    client = ApiClient.objects.filter(pk=payload.get("client_id")).first()
+def _deliver(delivery: WebhookDelivery, job: ClaimedJob, context: JobContext) -> dict:
+    search_job_id = delivery.search_job_id
+    client = ApiClient.objects.filter(pk=delivery.client_id).first()
     if client is None or not client.is_active:
-        raise WebhookUndeliverable(f"the API client {payload.get('client_id')} is gone or revoked")
+        raise WebhookUndeliverable(f"the API client {delivery.client_id} is gone or revoked")
     # Checked again now: the host may resolve elsewhere than at submission (or the settings changed).
-    callback = check_callback_url(str(payload.get("callback_url") or ""))
-    # The SEARCH handler puts its result in the payload, so delivery never waits for (or races) the moment the
-    # worker records the search job as DONE.
-    result = payload.get("result")
-    if not isinstance(result, dict):
+    callback = check_callback_url(delivery.callback_url)
+    if delivery.result is None:
         raise WebhookUndeliverable(f"the OUTBOX job for search {search_job_id} carries no result")
     body = webhook_body(
-        search_job_id,
-        str(payload.get("product_code") or ""),
-        result,
-        event=payload.get("event"),
-        previous=payload.get("previous"),
+        search_job_id, delivery.product_code, delivery.result, event=delivery.event, previous=delivery.previous
     )
-    headers = signed_headers(
-        body,
-        client.webhook_secret,
-        # A search's own delivery is keyed by its job id; a later `corrected` one carries its own key.
-        idempotency_key=str(payload.get("idempotency_key") or search_job_id),
-        attempt=job.attempt,
-    )
+    headers = signed_headers(body, client.webhook_secret, idempotency_key=delivery.key, attempt=job.attempt)
     timeout = max(1.0, min(settings.LPS_WEBHOOK_TIMEOUT_SECONDS, context.remaining()))
     status = post(callback, body, headers, timeout=timeout)
     return {"delivered": True, "http_status": status, "attempt": job.attempt, "search_job_id": search_job_id}

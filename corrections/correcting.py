@@ -4,7 +4,7 @@ A correction is kept per (client, product_code, marketplace, product id), or for
 (product identity, marketplace, product id); posting again updates it. The job it was made on is re-answered at
 once from the listings its rounds already judged (no new search): when its outcome or lowest changes, the job's
 result takes the new answer, records the change under `corrections`, and a shop that gave a callback_url is
-sent the corrected result by a signed webhook (`"event": "corrected"`, an OUTBOX job like every delivery).
+told of the change through search/hooks.py (the API sends the signed `"event": "corrected"` webhook from it).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import logging
 import uuid
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -22,11 +21,11 @@ from corrections import metrics, review_queue
 from corrections.exceptions import CorrectionNotFound, JobNotCorrectable, ListingNotJudged
 from corrections.lookup import identity_of, overrides_for
 from corrections.models import Author, Correction, Scope
-from jobs import queue
 from jobs.exceptions import JobNotFound
 from jobs.models import Job, JobStatus
 from lps_site.job_types import JobType
 from negative_cache import cache
+from search import hooks
 from search.exceptions import InvalidProduct
 from search.listings import ProductQuery
 from search.overrides import answer, judged_listings, rejudge
@@ -151,39 +150,21 @@ def _reanswer(job: Job, product: ProductQuery, row: Correction) -> tuple[dict, d
         row.save(update_fields=["answer_change"])
         # The product's price history shows the corrected price for this search, not the rejected one.
         record_reanswer(job.job_id, after)
-        _send_corrected(job, product, after, previous, number=len(after["corrections"]))
+        # The API sends the shop its signed `corrected` webhook (api/outbox.py listens): this app names no API.
+        hooks.answer_changed(
+            hooks.AnswerChange(
+                job_id=job.job_id,
+                payload=SearchPayload.from_payload(job.payload),
+                owner_id=job.owner_id,
+                result=after,
+                previous=previous,
+                number=len(after["corrections"]),
+            )
+        )
     if after != before:
         Job.objects.filter(job_id=job.job_id, status=JobStatus.DONE).update(result=after)
         job.result = after
     return previous, current
-
-
-def _send_corrected(job: Job, product: ProductQuery, result: dict, previous: dict, *, number: int) -> None:
-    """Enqueue the signed `corrected` webhook (api/webhooks.py delivers it) when the search had a callback_url."""
-    callback_url = job.payload.get("callback_url") if isinstance(job.payload, dict) else None
-    if not callback_url:
-        return
-    delivery = {
-        "search_job_id": str(job.job_id),
-        "product_code": product.product_code,
-        "callback_url": callback_url,
-        "result": result,
-        "event": "corrected",
-        "previous": previous,
-        # The search's own delivery keeps the job id; each change of its answer is one more delivery.
-        "idempotency_key": f"{job.job_id}:corrected:{number}",
-    }
-    if job.owner_id is not None:
-        delivery["client_id"] = job.owner_id
-    queue.enqueue(
-        queue.NewJob(
-            JobType.OUTBOX,
-            delivery,
-            dedupe_key=f"outbox:{job.job_id}:corrected:{number}",
-            max_attempts=settings.LPS_OUTBOX_MAX_ATTEMPTS,
-            owner_id=job.owner_id,
-        )
-    )
 
 
 def visible_corrections(visible_to: int | None):

@@ -14,9 +14,7 @@ from django.conf import settings
 from django.db import transaction
 
 from jobs import queue
-from jobs.exceptions import JobDeadlineExceeded
 from jobs.handlers import JobContext
-from lps_site.job_types import JobType
 from search import hooks, metrics, overrides, pipeline, stage_timings, trust
 from search import marketplaces as search_marketplaces
 from search.crawler import Crawler
@@ -74,12 +72,7 @@ def run_pipeline(
     source = CoupangSource(base_url=settings.LPS_COUPANG_URL)
 
     def fetch(query: str):
-        timeout = settings.LPS_NAVIGATION_TIMEOUT_SECONDS
-        if remaining is not None:
-            left = remaining()
-            if left <= 0:
-                raise JobDeadlineExceeded(f"no time left to search {query!r}")
-            timeout = min(timeout, left)
+        timeout = search_marketplaces.page_timeout(settings.LPS_NAVIGATION_TIMEOUT_SECONDS, remaining, repr(query))
         return crawler.fetch(source, query, timeout=timeout, cancelled=cancelled)
 
     offered = search_marketplaces.configured()
@@ -103,7 +96,8 @@ def run_pipeline(
 
 
 def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
-    """Search one product: the pipeline, then a price snapshot, then the webhook's OUTBOX job when asked.
+    """Search one product: the pipeline, then a price snapshot, then the apps' listeners (search/hooks.py: the
+    watches' record, the review queue, the API's webhook when a callback_url was given).
 
     The result's metrics.stages_ms says where the search's time went until its recording (search/stage_timings.py).
     """
@@ -113,7 +107,7 @@ def run_search(job: queue.ClaimedJob, context: JobContext) -> dict:
 
 def _run_search(job: queue.ClaimedJob, context: JobContext, clock: stage_timings.StageClock) -> dict:
     payload = SearchPayload.from_payload(job.payload)
-    product, callback_url, client_id = payload.product, payload.callback_url, payload.client_id
+    product, client_id = payload.product, payload.client_id
     # An app may answer without a browser (watches reuse a fresh result of the same product: search/hooks.py).
     with stage_timings.timed("database"):
         result = None if payload.fresh else hooks.answer(job, payload)
@@ -145,25 +139,6 @@ def _run_search(job: queue.ClaimedJob, context: JobContext, clock: stage_timings
     with stage_timings.timed("database"), transaction.atomic():
         record_search(product, result, job_id=job.job_id, client_id=client_id)
         hooks.finished(job, payload, result)
-        if callback_url:
-            delivery = {
-                "search_job_id": str(job.job_id),
-                "product_code": product.product_code,
-                "callback_url": callback_url,
-                "result": result,
-            }
-            if client_id is not None:
-                delivery["client_id"] = client_id
-            queue.enqueue(
-                queue.NewJob(
-                    JobType.OUTBOX,
-                    delivery,
-                    dedupe_key=f"outbox:{job.job_id}",
-                    max_attempts=settings.LPS_OUTBOX_MAX_ATTEMPTS,
-                    # The delivery belongs to whoever owns the search: the client reads it, its lists count it.
-                    owner_id=client_id,
-                )
-            )
     logger.info(
         "search %s job %s: %s in %d round(s)",
         product.product_code,

@@ -101,17 +101,23 @@ def _words(query: str) -> frozenset[str]:
     return frozenset(word for word in map(compact, query.split()) if word)
 
 
+def page_timeout(limit: float, remaining: Callable[[], float] | None, searching: str) -> float:
+    """How long one page of `searching` may take: `limit`, or less when the job's deadline (`remaining` seconds
+    left) comes first; JobDeadlineExceeded when no time is left."""
+    if remaining is None:
+        return limit
+    left = remaining()
+    if left <= 0:
+        raise JobDeadlineExceeded(f"no time left to search {searching}")
+    return min(limit, left)
+
+
 def naver_marketplace(remaining: Callable[[], float] | None = None) -> Marketplace:
     """Naver as a search reaches it: one quota call taken per query, then one HTTP call bounded by `remaining`."""
     source = shared_naver()
 
     def fetch(query: str):
-        timeout = settings.LPS_NAVER_TIMEOUT_SECONDS
-        if remaining is not None:
-            left = remaining()
-            if left <= 0:
-                raise JobDeadlineExceeded(f"no time left to search {query!r} on Naver")
-            timeout = min(timeout, left)
+        timeout = page_timeout(settings.LPS_NAVER_TIMEOUT_SECONDS, remaining, f"{query!r} on Naver")
         try:
             page = source.search(query, timeout=timeout)
         except NaverRejected:

@@ -11,6 +11,7 @@ from django.db.models.functions import Now
 
 from search.listings import ProductQuery
 from search.models import PriceSnapshot, Product
+from search.result import Lowest, SearchAnswer
 
 
 def record_search(
@@ -25,8 +26,7 @@ def record_search(
     """
     if not product.product_code:
         raise ValueError("only a product with a product_code can be recorded")
-    lowest = result.get("lowest") or {}
-    cost = result.get("metrics", {}).get("cost", {}).get("total_usd", 0)
+    answer = SearchAnswer.from_json(result)
     # Inside the handler's transaction no savepoint of its own: two round trips of every search, and a failure here
     # fails the whole recording anyway.
     with transaction.atomic(savepoint=False):
@@ -40,44 +40,47 @@ def record_search(
             brand=(product.brand or "")[:200],
             model_code=(product.model_code or "")[:200],
             search_count=F("search_count") + 1,
-            last_outcome=result["outcome"],
-            last_price=lowest.get("price"),
-            last_url=lowest.get("url", ""),
+            **_product_fields(answer),
             last_searched_at=Now(),
         )
         return PriceSnapshot.objects.create(
             product=row,
             job_id=job_id,
-            outcome=result["outcome"],
-            price=lowest.get("price"),
-            title=lowest.get("title", "")[:1000],
-            url=lowest.get("url", ""),
-            seller=lowest.get("seller", "")[:500],
-            rocket=bool(lowest.get("rocket", False)),
-            marketplace=str(lowest.get("marketplace") or "")[:40],
-            cost_usd=Decimal(str(cost)).quantize(Decimal("0.000001")),
+            **_snapshot_fields(answer),
+            cost_usd=Decimal(str(answer.cost_usd or 0)).quantize(Decimal("0.000001")),
         )
 
 
 def record_reanswer(job_id: uuid.UUID, result: dict) -> bool:
     """Give the snapshot of `job_id`'s search the job's corrected answer (SPEC §10), and its product too when that
     snapshot is the product's latest; return whether there was a snapshot to correct."""
-    lowest = result.get("lowest") or {}
+    answer = SearchAnswer.from_json(result)
     with transaction.atomic():
         snapshot = PriceSnapshot.objects.select_for_update().filter(job_id=job_id).order_by("-id").first()
         if snapshot is None:
             return False
-        PriceSnapshot.objects.filter(pk=snapshot.pk).update(
-            outcome=result["outcome"],
-            price=lowest.get("price"),
-            title=lowest.get("title", "")[:1000],
-            url=lowest.get("url", ""),
-            seller=lowest.get("seller", "")[:500],
-            rocket=bool(lowest.get("rocket", False)),
-        )
+        PriceSnapshot.objects.filter(pk=snapshot.pk).update(**_snapshot_fields(answer))
         latest = PriceSnapshot.objects.filter(product_id=snapshot.product_id).order_by("-captured_at", "-id").first()
         if latest is not None and latest.pk == snapshot.pk:
-            Product.objects.filter(pk=snapshot.product_id).update(
-                last_outcome=result["outcome"], last_price=lowest.get("price"), last_url=lowest.get("url", "")
-            )
+            Product.objects.filter(pk=snapshot.product_id).update(**_product_fields(answer))
     return True
+
+
+def _snapshot_fields(answer: SearchAnswer) -> dict:
+    """A snapshot's columns of an answer: the outcome and its lowest listing (blank when there is none)."""
+    lowest = answer.lowest or Lowest()
+    return {
+        "outcome": answer.outcome,
+        "price": lowest.price,
+        "title": (lowest.title or "")[:1000],
+        "url": lowest.url or "",
+        "seller": (lowest.seller or "")[:500],
+        "rocket": bool(lowest.rocket),
+        "marketplace": (lowest.marketplace or "")[:40],
+    }
+
+
+def _product_fields(answer: SearchAnswer) -> dict:
+    """The product's last_* columns of its latest answer."""
+    lowest = answer.lowest or Lowest()
+    return {"last_outcome": answer.outcome, "last_price": lowest.price, "last_url": lowest.url or ""}
