@@ -104,7 +104,9 @@ def parse_result_page(html: str, *, base_url: str) -> ParsedPage:
     etree.strip_elements(document, "script", "style", "noscript", "template", etree.Comment, with_tail=False)
 
     cards = list(_current_cards(document))
-    read = _read_current_card
+    # The cards' ancestors are mostly the same few (the list and the page above it): each asked once a page.
+    above_current_cards = _Ancestors()
+    read = functools.partial(_read_current_card, ancestors=above_current_cards)
     if not cards:
         cards = list(_legacy_cards(document))
         read = _read_legacy_card
@@ -223,6 +225,27 @@ def _inside(element, ancestor_predicate) -> bool:
     return False
 
 
+class _Ancestors:
+    """`_inside` for the cards of one page, each ancestor's answer kept per predicate: the cards share theirs."""
+
+    def __init__(self):
+        self.known: dict = {}
+
+    def inside(self, element, predicate) -> bool:
+        known = self.known.setdefault(predicate, {})
+        chain = []
+        parent = element.getparent()
+        while parent is not None and parent not in known:
+            chain.append(parent)
+            parent = parent.getparent()
+        answer = known[parent] if parent is not None else False
+        for node in reversed(chain):
+            answer = answer or predicate(node)
+            known[node] = answer
+        first = element.getparent()
+        return known[first] if first is not None else False
+
+
 def _amount(text: str) -> int | None:
     """The first amount in `text` ("29,900원" → 29900)."""
     match = AMOUNT.search(text)
@@ -266,11 +289,14 @@ def _under_member(element, card, decoys: set, card_under_decoy: bool) -> bool:
     return False
 
 
-def _price_from(values: list, area, card, decoys: set | None = None) -> int | None:
+def _price_from(
+    values: list, area, card, decoys: set | None = None, card_under_decoy: bool | None = None
+) -> int | None:
     """The sale price: the first price element outside the decoys (`card`'s, found here unless given), else the
-    first clean amount in `area`."""
+    first clean amount in `area`. `card_under_decoy`, unless given, is found here."""
     decoys = _decoys(card) if decoys is None else decoys
-    card_under_decoy = _inside(card, _is_decoy_price)  # nothing above the card was looked at in advance
+    if card_under_decoy is None:  # nothing above the card was looked at in advance
+        card_under_decoy = _inside(card, _is_decoy_price)
     for value in values:
         if value in decoys or _under_member(value, card, decoys, card_under_decoy):
             continue
@@ -421,7 +447,8 @@ def _scan_card(card) -> _CardScan:
     return scan
 
 
-def _read_current_card(card, base_url: str) -> Listing | None:
+def _read_current_card(card, base_url: str, ancestors: _Ancestors | None = None) -> Listing | None:
+    ancestors = ancestors or _Ancestors()
     scan = _scan_card(card)
     names, thumbnails, areas, values, ad_marks, delivery = scan.parts
     title_element = names[0] if names else None
@@ -431,14 +458,14 @@ def _read_current_card(card, base_url: str) -> Listing | None:
         image = next(thumbnail.iter("img"), None) if thumbnail is not None else None
         title = " ".join((image.get("alt") or "").split()) if image is not None else ""
     area = areas[0] if areas else None
-    price = _price_from(values, area, card, scan.decoys)
+    price = _price_from(values, area, card, scan.decoys, ancestors.inside(card, _is_decoy_price))
     url, product_id = _link_and_id(card, base_url, ("data-product-id", "data-id"))
     if not title or price is None or url is None:
         return None
     # Whether an element of the card has a thumbnail among its ancestors: up to the card the scan's thumbnails
     # say, above it one walk for the whole card (a walk to the root per image was a fifth of the parse).
     thumbnail_set = set(thumbnails)
-    card_in_thumbnail = _inside(card, _is_current_thumbnail)
+    card_in_thumbnail = ancestors.inside(card, _is_current_thumbnail)
 
     def inside_thumbnail(element) -> bool:
         return _under_member(element, card, thumbnail_set, card_in_thumbnail)
