@@ -5,9 +5,7 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
-from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Now
+from django.db import connection, transaction
 
 from search.listings import ProductQuery
 from search.models import PriceSnapshot, Product
@@ -30,25 +28,53 @@ def record_search(
     # Inside the handler's transaction no savepoint of its own: two round trips of every search, and a failure here
     # fails the whole recording anyway.
     with transaction.atomic(savepoint=False):
-        row, _ = Product.objects.get_or_create(
-            client_id=client_id,
-            product_code=product.product_code,
-            defaults={"product_name": product.product_name[:500]},
-        )
-        Product.objects.filter(pk=row.pk).update(
-            product_name=product.product_name[:500],
-            brand=(product.brand or "")[:200],
-            model_code=(product.model_code or "")[:200],
-            search_count=F("search_count") + 1,
-            **_product_fields(answer),
-            last_searched_at=Now(),
-        )
+        product_id = _count_search(product, answer, client_id)
         return PriceSnapshot.objects.create(
-            product=row,
+            product_id=product_id,
             job_id=job_id,
             **_snapshot_fields(answer),
             cost_usd=Decimal(str(answer.cost_usd or 0)).quantize(Decimal("0.000001")),
         )
+
+
+# One statement where get_or_create and an UPDATE took two (four for a new product: its savepoint too). The unique
+# constraint is NULLS NOT DISTINCT, so the `search` command's products (no client) conflict on their code as well.
+_COUNT_SEARCH_SQL = """
+    INSERT INTO search_product AS product
+        (client_id, product_code, product_name, brand, model_code, search_count,
+         last_outcome, last_price, last_url, last_searched_at)
+    VALUES (%s, %s, %s, %s, %s, 1, %s, %s, %s, now())
+    ON CONFLICT (client_id, product_code) DO UPDATE SET
+        product_name = EXCLUDED.product_name,
+        brand = EXCLUDED.brand,
+        model_code = EXCLUDED.model_code,
+        search_count = product.search_count + 1,
+        last_outcome = EXCLUDED.last_outcome,
+        last_price = EXCLUDED.last_price,
+        last_url = EXCLUDED.last_url,
+        last_searched_at = EXCLUDED.last_searched_at
+    RETURNING id
+"""
+
+
+def _count_search(product: ProductQuery, answer: SearchAnswer, client_id: int | None) -> int:
+    """Create or move `product`'s row with this search (its count up by one, its last_* fields); return its id."""
+    last = _product_fields(answer)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _COUNT_SEARCH_SQL,
+            [
+                client_id,
+                product.product_code,
+                product.product_name[:500],
+                (product.brand or "")[:200],
+                (product.model_code or "")[:200],
+                last["last_outcome"],
+                last["last_price"],
+                last["last_url"],
+            ],
+        )
+        return cursor.fetchone()[0]
 
 
 def record_reanswer(job_id: uuid.UUID, result: dict) -> bool:
