@@ -23,12 +23,12 @@ from tests.search.corpus import load_pages
 
 CASSETTE = Path(__file__).resolve().parent / "judge_cassettes" / "corpus.jsonl"
 RECORD = "python bench/judge_eval.py --record tests/search/judge_cassettes/corpus.jsonl --label-answers"
-PAGES_RIGHT_FLOOR = 1436
-"""Pages right of the corpus's 1437 with the always-right answers (bench/judge_eval.py --replay, when the cassette
+PAGES_RIGHT_FLOOR = 1560
+"""Pages right of the corpus's 1565 with the always-right answers (bench/judge_eval.py --replay, when the cassette
 was recorded); a change may raise it, never lower it."""
-WRONG_SURE_CEILING = 4
-"""Sure verdicts of the rules that contradict the labels: 4 when the cassette was recorded (one on the pages the
-rules were shaped on, three on blind20/21 at first sight); the goal is 0: lower this with every one fixed."""
+WRONG_SURE_CEILING = 13
+"""Sure verdicts of the rules that contradict the labels: 13 when the cassette was recorded, all on blind22/23 at
+first sight (none on the 1437 pages before them); the goal is 0: lower this with every one fixed."""
 
 
 def test_the_committed_cassette_is_the_always_right_stand_in_and_says_so():
