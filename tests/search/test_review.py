@@ -114,15 +114,18 @@ def test_a_not_found_with_a_doubted_listing_is_not_remembered_for_every_shop_but
     worker_browser.set_results(HEADPHONES, [UNSURE, CASE])
     worker_browser.set_results("소니 WH-1000XM4 헤드폰", [CASE])
 
-    doubted = run({"product_code": "WH-5", "product_name": HEADPHONES, "model_code": "WH-1000XM5"})
-    undoubted = run({"product_code": "WH-4", "product_name": "소니 WH-1000XM4 헤드폰", "model_code": "WH-1000XM4"})
+    # The shops' own prices let the rules be sure the 19,000-won case is not the headphones.
+    doubted = run({"product_code": "WH-5", "product_name": HEADPHONES, "model_code": "WH-1000XM5", "price": 449_000})
+    undoubted = run(
+        {"product_code": "WH-4", "product_name": "소니 WH-1000XM4 헤드폰", "model_code": "WH-1000XM4", "price": 359_000}
+    )
 
     assert (doubted["outcome"], [item["product_id"] for item in doubted["review"]]) == ("not_found", ["8001"])
     assert (undoubted["outcome"], "review" in undoubted) == ("not_found", False)
     (entry,) = NegativeCacheEntry.objects.all()
     assert entry.model_code == "WH-1000XM4"
     # The doubted product is searched again by the next shop, not answered from a cache.
-    again = run({"product_code": "WH-5b", "product_name": HEADPHONES, "model_code": "WH-1000XM5"})
+    again = run({"product_code": "WH-5b", "product_name": HEADPHONES, "model_code": "WH-1000XM5", "price": 449_000})
     assert (again["cached"], again["review"][0]["product_id"]) == (False, "8001")
 
 
