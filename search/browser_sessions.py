@@ -130,6 +130,12 @@ class SessionPool:
         with self._lock:
             return dict(self._counters)
 
+    def requests_under_way(self) -> int:
+        """Requests the open sessions' tabs started that Chromium has not reported done (ByteMeter.under_way)."""
+        with self._lock:
+            meters = [session.meter for session in self._open if session.meter is not None]
+        return self.bridge.call(_under_way(meters), HOUSEKEEPING_TIMEOUT_SECONDS, what="reading the meters")
+
     def count_page(self, size: int, blocked: Counter[str]) -> None:
         """Count a page fetched, the bytes it cost and the requests Chromium refused for it."""
         with self._lock:
@@ -401,6 +407,11 @@ class SessionPool:
 
 async def _start_playwright():
     return await async_playwright().start()
+
+
+async def _under_way(meters: list[ByteMeter]) -> int:
+    """The meters' requests under way, read in the event loop where they are fed."""
+    return sum(meter.under_way for meter in meters)
 
 
 async def _close_metered(context, meter: ByteMeter | None) -> tuple[int, Counter[str]]:

@@ -32,6 +32,13 @@ class ByteMeter:
         self.settled: set[str] = set()
         """Requests finished and taken: their cost is counted, and nothing said of them later adds to it."""
 
+    @property
+    def under_way(self) -> int:
+        """Requests started and not yet reported done. Chromium reports a subresource's end from the tab's
+        renderer: one the tab leaves before that (the next navigation) may never be reported, and what it
+        brought goes unbilled, though the body may sit complete in the session's cache."""
+        return len(self.networked - self.finished.keys())
+
     def expect(self, request_id: str, size: int) -> None:
         """`request_id`'s body (`size` bytes on the wire) has arrived: charge it to this take, not a later one.
         A document read late, after Chromium reported it finished and a take billed it, is billed already."""

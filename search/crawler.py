@@ -149,6 +149,11 @@ class Crawler:
         sessions_ended."""
         return self._pool.counters
 
+    def requests_under_way(self) -> int:
+        """Requests the live sessions' tabs started that Chromium has not yet reported done: a page's late
+        scripts, which the session's next page would cut short (and leave unbilled; ByteMeter.under_way)."""
+        return self._pool.requests_under_way()
+
     # --- Fetching ---------------------------------------------------------------------------------------
 
     def fetch(
