@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from search.listings import ProductQuery
 from search.rules import Product
-from search.titles import Title, read_title
+from search.titles import Title
 from search.word_evidence import unexplained_words
 
 UNSURE_PREFIX = "uncertain: "
@@ -20,11 +20,7 @@ UNSURE_PREFIX = "uncertain: "
 def evidence_of(product: ProductQuery, titles: list[str], reasons: list[str]) -> list[dict]:
     """Per title, what the rules read of it and why they doubted it (`reasons`: the rules' verdict reasons)."""
     wanted = Product.of(product)
-    product_words = frozenset(wanted.title.words)
-    return [
-        _read(wanted, read_title(title, brand=product.brand, product_words=product_words), reason)
-        for title, reason in zip(titles, reasons, strict=True)
-    ]
+    return [_read(wanted, wanted.read(title), reason) for title, reason in zip(titles, reasons, strict=True)]
 
 
 def _read(product: Product, listing: Title, reason: str) -> dict:

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from search.evidence import evidence_of
 from search.listings import Judgement, Listing, ProductQuery, Verdict
 from search.rules import Context, Product, RuleVerdict, judge_context
-from search.titles import read_title
 from search.verification import verify_lowest
 
 if TYPE_CHECKING:
@@ -68,10 +67,9 @@ def judge_by_rules(product: ProductQuery, candidates: list[Listing] | list[str])
     """The rules' verdict on each candidate (a Listing, or a bare title: then its price is unknown), and whether
     the rules are sure of it."""
     wanted = Product.of(product)
-    product_words = frozenset(wanted.title.words)
     titles = [candidate if isinstance(candidate, str) else candidate.title for candidate in candidates]
     prices = [None if isinstance(candidate, str) else candidate.price for candidate in candidates]
-    read = [read_title(title, brand=product.brand, product_words=product_words) for title in titles]
+    read = [wanted.read(title) for title in titles]
     first = [judge_context(Context(wanted, listing)) for listing in read]
     reference = reference_price(product, [price for price, ruled in zip(prices, first, strict=True) if ruled.strong])
     ruled = [

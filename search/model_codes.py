@@ -215,8 +215,15 @@ def _number_in(number: str, listing: Title) -> bool:
     return any(value in values for values in listing.measures.values())
 
 
+def _in_parts(number: str) -> bool:
+    return bool(re.search(r"\d[-/.]\d", number))
+
+
 def _same_shape(ours: str, theirs: str) -> bool:
-    """Same letter prefix and about as many digits, neither an extension of the other: a sibling model."""
+    """Same letter prefix and about as many digits, neither an extension of the other: a sibling model. A number
+    written in parts (10-46, a string set's gauges; 18/28) is a range or a spec beside a plain one, not its sibling."""
+    if _in_parts(ours) != _in_parts(theirs):
+        return False
     ours_c, theirs_c = compact(ours), compact(theirs)
     if ours_c.startswith(theirs_c) or theirs_c.startswith(ours_c):
         return False

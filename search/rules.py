@@ -17,6 +17,7 @@ is found. Every rule names the vocabulary file it reads (search/vocabulary/).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -175,6 +176,15 @@ class Product:
     named_by_code: bool = False
     """The shop named the product by its model code alone ("SM-R510"): the name says no brand, line or variant."""
 
+    def read(self, title: str) -> Title:
+        """A listing's title read beside this product: what its words and sizes tell apart."""
+        return read_title(
+            title,
+            brand=self.query.brand,
+            product_words=frozenset(self.title.words),
+            sizes=frozenset(self.title.sizes.get("dimension", ())),
+        )
+
     @classmethod
     def of(cls, query: ProductQuery) -> Product:
         name = read_title(query.product_name, brand=query.brand)
@@ -271,6 +281,10 @@ class Condition(Rule):
 
     def check(self, context: Context) -> Finding:
         if context.listing.condition and not context.name.condition:
+            if context.listing.condition_inside_a_word:
+                # 멀티테스터 is a multimeter, 정품리퍼 a refurbished unit: a condition word glued after other syllables
+                # may be one, or part of a word of its own. Never sure.
+                return Doubt(f"a condition word inside a word ({context.listing.condition}): a used unit, or not")
             return Reject(f"not a new unit ({context.listing.condition})")
         if context.listing.modified and not context.name.modified:
             # 32GB 램 업그레이드: more memory fitted by the shop, or an upgraded version of the line.
@@ -537,6 +551,10 @@ class OtherModel(Rule):
                 if len(words) > 1 and lacking and whole not in listing.compact and whole not in listing.raw_compact:
                     # B650-PLUS for "B650-PLUS WIFI": a word of our model code left out may be another model's.
                     return Doubt(f"the title lacks {lacking[0]} of our model code")
+                plus = _plus_after(code, listing)
+                if plus:
+                    # EXL110+ for EXL110, s24+ 256gb: a plus sign on the code names a Plus version as often as not.
+                    context.findings.append(Caution(f"a plus sign on the model code ({plus})"))
                 if quality == "extended":
                     ours = product.query.model_code or code
                     return Doubt(f"model code {ours.upper()} extended by letters: maybe a sibling model")
@@ -562,6 +580,13 @@ class OtherModel(Rule):
                 return Doubt(f"{said}, in packs adding up to our count: maybe a smaller pack's code")
             return Reject(said)
         return None
+
+
+def _plus_after(code: str, listing: Title) -> str | None:
+    """The title's code with a plus sign glued after it (exl110+), if any."""
+    spelled = r"[-\s]?".join(map(re.escape, code))
+    match = re.search(rf"(?<![0-9a-z]){spelled}\+", listing.text)
+    return match.group(0) if match else None
 
 
 _MULTIPLIED = re.compile(r"\d\s*[가-힣a-z]*\s*[x×*]\s*\d")
@@ -659,9 +684,11 @@ class PackCount(Rule):
         if not name.counted and listing.pack_count >= YIELD_COUNT:
             # "1,000매" on a toner the shop names without a count: a yield or a sheet count, not 1,000 units.
             return Doubt(f"a count of {listing.pack_count} where the product states none")
-        if (name.bare_count and listing.pack_count == 1) or (listing.bare_count and name.pack_count == 1):
-            # "+2x100" may be a size (#2 x 100mm) as well as a count: no counter word says which.
-            return Doubt(f"a count of {max(name.pack_count, listing.pack_count)} read from a bare multiplication")
+        if (name.bare_count or listing.bare_count) and name.pack_count != listing.pack_count:
+            # "+2x100", "3x150 100개입" may hold a size (#2 x 100mm, a tie 3 by 150) as well as a count: no counter
+            # word says which.
+            bare = listing if listing.bare_count else name
+            return Doubt(f"a count of {bare.pack_count} read from a bare multiplication")
         if same_total(name, listing):
             return Doubt(f"{listing.pack_count} smaller units for the product's one")
         if name.counted and name.pack_count > 1 and not listing.counted:
@@ -884,9 +911,9 @@ def _extra_lines(context: Context) -> set[str]:
         # 라이트 스탠다드 for 라이트스탠다드: our own word written apart; 라임그린 is a colour, not lime.
         and not inside_our_word(line, listing, context.product)
         and not glued_to_a_colour(line, listing)
-        # 귀리 오트밀 for an 오트밀: a kind word of the product's own kind, not a line of it; 허니 for a 꿀: the
-        # kind's name as a loanword (honey).
-        and not kind_groups_of(line) & context.product.kind_groups
+        # 귀리 오트밀 for an 오트밀, 잡곡 for a 곤약쌀: a kind word of the product's own kind, not a line of it; 허니
+        # for a 꿀: the kind's name as a loanword (honey).
+        and not kind_groups_of(line) & _own_kind_groups(context.product)
         and not _read_as_our_kind(line, context.product)
         # 무알콜 for a zero beer: what the product's own word already says.
         and IMPLIED_BY.get(line) not in name.words
@@ -945,15 +972,21 @@ def _read_as_our_kind(word: str, product: Product) -> bool:
     reading = vowel_reading(word)
     if len(reading) < MIN_READING:
         return False
+    return any(
+        kind.isascii() != word.isascii() and vowel_reading(kind) == reading
+        for group in _own_kind_groups(product)
+        for kind in KIND_GROUPS[group]
+    )
+
+
+def _own_kind_groups(product: Product) -> set[str]:
+    """The product's kind groups, with those of a one-syllable kind a word of its name ends with (마누카꿀: 꿀,
+    곤약쌀: 쌀), which kind_groups_of leaves unread (군밤 is no 밤 to every rule)."""
     groups = set(product.kind_groups)
     for name_word in product.title.words:
         if len(name_word) >= 2 and not name_word.isascii():
             groups |= KIND_GROUP_OF.get(name_word[-1], frozenset())
-    return any(
-        kind.isascii() != word.isascii() and vowel_reading(kind) == reading
-        for group in groups
-        for kind in KIND_GROUPS[group]
-    )
+    return groups
 
 
 class ExtraWords(Rule):
@@ -1048,6 +1081,19 @@ class ExtraWords(Rule):
             # (미네랄 for 그라파이트) no colour list holds.
             return Doubt(f"no colour of ours, and words the product lacks: {' '.join(naming[:3])}")
         return Caution(f"words the product lacks: {' '.join(extra[:3])}")
+
+
+class ListedExtras(Rule):
+    """A title matched by our code that lists what comes with it (+ 어댑터 포함 세트, + 케이스 증정) sells the
+    product with its box, a gift, or a set with something more: which one, the price may tell; never sure."""
+
+    name = "listed extras"
+
+    def check(self, context: Context) -> Finding:
+        extras = context.listing.extras
+        if context.code_found and extras and not context.name.extras:
+            return Caution(f"the title lists what comes with it ({extras[:30]})")
+        return None
 
 
 class PricePlausibility(Rule):
@@ -1232,12 +1278,14 @@ def _only_inside_our_kind(variant: str, listing: Title, product: Product) -> boo
 def _at_another_scale(offered: set[str], values: set[str]) -> bool:
     """One of the title's dimensions is one of the product's times ten, side by side (120by60 and 1200by600)."""
 
-    def sides(word: str) -> list[int]:
-        return [int(side) for side in word.split("by")]
+    def sides(word: str) -> list[float]:
+        return [float(side) for side in word.split("by")]
 
     return any(
         len(sides(theirs)) == len(sides(ours))
-        and all(a * 10 == b or b * 10 == a for a, b in zip(sides(theirs), sides(ours), strict=True))
+        and all(
+            math.isclose(a * 10, b) or math.isclose(b * 10, a) for a, b in zip(sides(theirs), sides(ours), strict=True)
+        )
         for theirs in offered
         for ours in values
     )
@@ -1264,6 +1312,7 @@ RULES: tuple[Rule, ...] = (
     PackCount(),
     VariantAndLine(),
     ExtraWords(),
+    ListedExtras(),
     PricePlausibility(),
     Identity(),
 )

@@ -80,8 +80,9 @@ _HANGUL = "가-힣"
 _BRACKET_GROUP = re.compile(r"\[[^\]]*\]|\([^)]*\)|【[^】]*】|<[^>]*>|\{[^}]*\}|「[^」]*」|〔[^〕]*〕")
 _BRACKETS = re.compile(r"[\[\](){}<>【】「」『』〔〕]")
 _GIFTS = "|".join(f"{word}(?!{'|'.join(NOT_GIFT_ENDINGS)})" for word in GIFT_WORDS)
-# "+ 필름 증정", "+사은품" outside brackets: from the plus sign to the gift word.
-_PLUS_GIFT = re.compile(rf"\+[^+]*?(?:{_GIFTS})")
+# "+ 필름 증정", "+사은품", "+ 란셋 + 알콜솜 증정" outside brackets: from the first plus of a list to its gift word.
+_PLUS_GIFT = re.compile(rf"\+[^+]*?(?:\+[^+]*?)*(?:{_GIFTS})")
+_SET_WORDS = re.compile(r"세트|set|구성|묶음")
 # "케이스 증정" without a plus sign: the gift word and up to two words before it that name an accessory.
 _BARE_GIFT = re.compile(r"(?:\S+\s+){0,2}\S*(?:증정|사은품)")
 # "필터 21개 포함": a counted consumable that comes in the box with the product is a gift, not what is sold
@@ -109,9 +110,13 @@ _GRADE_PLUS = re.compile(r"(?<![0-9a-z+])([1-3])(\+{1,2})(?![0-9+])(?!(?!등급)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # "50x70cm", "32x32": two sizes of ten or more multiplied are a dimension, not a count (150gX10캔 has a unit).
 _DIMENSION = re.compile(
-    # A third side (900x450x1800: a shelf's width, depth and height) is part of the same size.
-    r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{2,4})((?:\s*[x×*]\s*\d{2,4})?)\s*(mm|cm|m)?(?![0-9a-z.])"
+    # A third side (900x450x1800: a shelf's width, depth and height) is part of the same size. Sides under ten
+    # (3x150mm, 20x10x2mm) are a size only where a length unit or a third side says so (_dimension_word).
+    r"(?<![0-9a-z.])(\d{1,4}(?:\.\d+)?)\s*[x×*]\s*(\d{1,4}(?:\.\d+)?)((?:\s*[x×*]\s*\d{1,4}(?:\.\d+)?)?)"
+    r"\s*(mm|cm|m)?(?![0-9a-z.])"
 )
+# "M8x40": a metric screw's thread and its length in millimetres, never a count of 40.
+_THREAD_SIZE = re.compile(r"(?<![0-9a-z])m(\d{1,2})\s*[x×*]\s*(\d{1,3})(?:\s*mm)?(?![0-9a-z.])")
 # "700x18-28C": a size and a range of widths (a bicycle tube, a tyre), never a count of 18.
 _DIMENSION_RANGE = re.compile(r"(?<![0-9a-z.])(\d{2,4})\s*[x×*]\s*(\d{1,4})(-\d{1,4}[a-z]?)(?![0-9a-z.])")
 # A tyre size: 245/45R18, 245/45ZR18, 245 45 18.
@@ -159,7 +164,8 @@ _MEASURE = re.compile(
 )
 _COUNT = re.compile(
     # Not inside a code written with a hyphen (VN-541PC is a model, not 541 pieces).
-    r"(?<![0-9a-z.])(?<![a-z]-)(\d+)\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
+    # "3-Pack", "10-count": an English count may hang on its number by a hyphen.
+    r"(?<![0-9a-z.])(?<![a-z]-)(\d+)\s*-?\s*(" + _units([unit + "입" for unit in COUNT_UNITS] + list(COUNT_UNITS)) + ")"
 )
 _COUNT_UNIT = "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True))
 """The counters as one regex alternative, longest first."""
@@ -263,11 +269,15 @@ class Title:
     counted: bool = False
     """The title states a count (a title stating none sells one unit)."""
     bare_count: bool = False
-    """The count comes only from a bare multiplication ("+2x100"): no counter word says it counts units."""
+    """The count comes from a bare multiplication ("+2x100", "3x150 100개입"): no counter word says it counts units
+    (it may be a size)."""
     colours: set[str] = field(default_factory=set)
     variants: set[str] = field(default_factory=set)
     lines: set[str] = field(default_factory=set)
     condition: str | None = None
+    condition_inside_a_word: bool = False
+    """The condition word was read only inside a longer word (멀티테스터, 정품리퍼): a used unit, or a word of its
+    own."""
     modified: str | None = None
     """A word saying the shop changed the unit (업그레이드, 증설), if the title has one."""
     origins: frozenset[str] = frozenset()
@@ -294,6 +304,9 @@ class Title:
     """The word that shows a substitute or a copy (대체품, OEM, 짝퉁)."""
     sizes: dict[str, set[str]] = field(default_factory=dict)
     """Shoe ("260"), clothing ("m", "xl") and bedding ("queen") sizes, each in one spelling."""
+    extras: str = ""
+    """What the title says comes with it, read as gifts or box contents and left out of its words (+케이스 증정,
+    어댑터 포함)."""
     left_out: set[str] = field(default_factory=set)
     """What the title says it comes without ("헤드레스트 미포함", "충전기 별매"), compacted."""
 
@@ -306,6 +319,7 @@ def normalise(text: str) -> str:
     text = _NAMED_X.sub(lambda m: m.group(0) if m.group(1) in _COUNTERS else f"{m.group(1)}-x{m.group(2)}", text)
     text = _GRADE_PLUS.sub(lambda m: f" {m.group(1)}{'p' * len(m.group(2))}grade ", text)
     text = _DIMENSION_RANGE.sub(r" \1by\2 \3", text)
+    text = _THREAD_SIZE.sub(r" m\1 \2mm ", text)
     text = _DIMENSION.sub(_dimension_word, _TYRE.sub(r" \1/\2r\3 ", text))
     text = _GLUED_NUMBER.sub(r"\1 ", _GLUED_TIMES.sub(r"\1 × ", text))
     text = _PLUS_SIGN.sub(" plus ", _GLUED_VARIANT.sub(r" \1", text.replace("promax", "pro max")))
@@ -326,12 +340,21 @@ _BARE_ZERO = re.compile(r"(?<![\d.])0\.00?(?![\d.a-z%]|\s*(?:mm|cm|m|kg|g|ml|l|�
 """0.0 or 0.00 with no unit after it: a zero-alcohol beer's name (하이네켄 0.0, 하이트제로 0.00)."""
 
 
+_BARE_PAIR = re.compile(r"(?<![0-9a-z.])(\d{1,4}(?:\.\d+)?)\s*[x×*]\s*(\d{1,4}(?:\.\d+)?)(?![0-9a-z.])")
+
+
+def _our_size(match: re.Match, sizes: frozenset[str]) -> str:
+    """A bare pair of numbers multiplied ("3 × 150") as the product's size word when the product states that size."""
+    word = f"{match.group(1)}by{match.group(2)}"
+    return f" {word} " if word in sizes else match.group(0)
+
+
 def _dimension_word(match: re.Match) -> str:
     """ "50x70cm" → "50by70": one size word; "100 x 10" stays a count (a bare dimension needs both sides ≥ 20)."""
-    first, second, third, unit = int(match.group(1)), int(match.group(2)), match.group(3), match.group(4)
+    first, second, third, unit = float(match.group(1)), float(match.group(2)), match.group(3), match.group(4)
     if not unit and not third and min(first, second) < DIMENSION_MIN:
         return match.group(0)
-    height = re.sub(r"\D", "", third)
+    height = re.sub(r"[^\d.]", "", third)
     return f" {match.group(1)}by{match.group(2)}{'by' + height if height else ''} "
 
 
@@ -344,9 +367,18 @@ def without_gifts(raw: str) -> str:
     """The title without its free gifts: bracketed notes naming a gift, "+ … 증정", "케이스 증정"."""
     text = unicodedata.normalize("NFKC", raw or "").casefold()
     text = _BRACKET_GROUP.sub(lambda group: " " if _names_gift(group.group(0)) else group.group(0), text)
-    text = _INCLUDED.sub(" ", _PLUS_GIFT.sub(" ", text))
+    text = _INCLUDED.sub(" ", _PLUS_GIFT.sub(_drop_plus_gifts, text))
     text = _ACCESSORY_INCLUDED.sub(_drop_included_accessory, text)
     return _BARE_GIFT.sub(_drop_bare_gift, text)
+
+
+def _drop_plus_gifts(match: re.Match) -> str:
+    """A list of pluses ending in a gift word is all gifts (+ 란셋 + 알콜솜 증정); where an earlier item names a set
+    (+ 너트 세트 + 렌치 증정), only the last item is the gift and the set stays to be read."""
+    items = match.group(0).split("+")[1:]
+    if any(_SET_WORDS.search(item) for item in items[:-1]):
+        return match.group(0)[: match.group(0).rfind("+")] + " "
+    return " "
 
 
 def _drop_included_accessory(match: re.Match) -> str:
@@ -407,15 +439,24 @@ def canonical(word: str) -> tuple[str, ...]:
     return tuple(TRANSLITERATIONS.get(piece, piece) for piece in segments(word))
 
 
-def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[str] = frozenset()) -> Title:
+def read_title(
+    raw: str,
+    *,
+    brand: str | None = None,
+    product_words: frozenset[str] = frozenset(),
+    sizes: frozenset[str] = frozenset(),
+) -> Title:
     """Read a product name or a listing title into the parts the rules compare.
 
     `product_words` are the product's own naming words: "<word>용" is an item made for the product only when
-    <word> is one of them or a model number (에어팟용 yes, 가정용 no).
+    <word> is one of them or a model number (에어팟용 yes, 가정용 no). `sizes` are the product's dimensions
+    (3by150): a bare "3x150" in the title is that size, not a count of 150.
     """
     plain = without_gifts(raw)
     # What the title says it comes without (스트링 미포함) is read once, as left_out, and no longer as a word.
     text = normalise(_NOT_INCLUDED.sub(" ", plain))
+    if sizes:
+        text = _BARE_PAIR.sub(lambda m: _our_size(m, sizes), text)
     condition = _condition(text)
     measures: dict[str, set[float]] = {}
     for match in _MEASURE.finditer(text):
@@ -425,7 +466,8 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         dimension, scale = MEASURE_UNITS.get(unit, ("generation", 1))
         measures.setdefault(dimension, set()).add(round(value * scale, 3))
     rest = _MEASURE.sub(lambda m: m.group(0) if m.group(0).replace(" ", "") in NOT_WEIGHTS else " ", text)
-    pack_count, rest = _pack_count(_DIMENSION_WORD.sub(" ", rest))
+    counted_text = _DIMENSION_WORD.sub(" ", rest)
+    pack_count, rest = _pack_count(counted_text)
     pack_count = _restated(plain, pack_count)
 
     words: list[str] = []
@@ -476,11 +518,13 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         measures=measures,
         pack_count=pack_count,
         counted=pack_count != 1 or _states_a_count(text),
-        bare_count=pack_count != 1 and not _COUNT.search(text) and not _TOTAL_COUNT.search(text),
+        bare_count=pack_count != 1
+        and ((not _COUNT.search(text) and not _TOTAL_COUNT.search(text)) or _times_a_bare_number(counted_text)),
         colours={name for name in map(colour_named, word_set) if name},
         variants={name for name, forms in _VARIANT_FORMS.items() if not forms.isdisjoint(word_set)},
         lines={LINE_SPELLINGS.get(word, word) for word in _LINE_WORDS & word_set},
         condition=condition,
+        condition_inside_a_word=bool(condition) and _inside_a_word(condition, text),
         modified=_modified(text),
         origins=frozenset(ORIGINS[label] for label in _ORIGIN.findall(text)),
         accessory_kinds=_accessory_kinds(text, brand_words | brand_group_words),
@@ -494,6 +538,7 @@ def read_title(raw: str, *, brand: str | None = None, product_words: frozenset[s
         bundle=_bundle(text),
         lookalike=next((word for word in LOOKALIKE_WORDS if _has_word(text, word)), None),
         left_out={compact(match) for match in _LEFT_OUT.findall(plain)},
+        extras=_dropped(raw, plain),
         sizes=_sizes(text),
     )
 
@@ -507,7 +552,7 @@ _PLUS_WORD = re.compile(rf"\+\s*([a-z{_HANGUL}][0-9a-z{_HANGUL}]*|\d{{4,}}(?![0-
 _PLUS_MEASURE_WORD = re.compile(rf"(?<=\s)\+\s*\d+(?:\.\d+)?\s*[a-z가-힣]+\s+([a-z{_HANGUL}][0-9a-z{_HANGUL}]*)")
 _BUNDLE_PATTERN = re.compile("|".join(map(re.escape, BUNDLE_WORDS)))
 _SHOE_NUMBER = re.compile(r"(?<![0-9a-z.\-/])(\d{3})(?:\s*mm)?(?![0-9a-z.\-/]|\s*(?:ml|g|kg|l|gb|원))")
-_DIMENSION_WORD = re.compile(r"(?<![0-9a-z])(\d+by\d+(?:by\d+)?)(?![0-9a-z])")
+_DIMENSION_WORD = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?by\d+(?:\.\d+)?(?:by\d+(?:\.\d+)?)?)(?![0-9a-z])")
 _SHOE_RANGE = re.compile(r"(?<![0-9])(\d{3})\s*(?:mm)?\s*[~-]\s*(\d{3})(?![0-9])")
 _SIZE_TOKEN = re.compile(rf"(?<![0-9a-z{_HANGUL}])([0-9a-z{_HANGUL}]+)(?![0-9a-z{_HANGUL}])")
 # Kind words of clothes: in a title naming one, a lone S/M/L/XL is its size.
@@ -632,6 +677,19 @@ def _condition(text: str) -> str | None:
     return None
 
 
+def _dropped(raw: str, plain: str) -> str:
+    """The words of `raw` that reading it without its gifts took out."""
+    kept = set(normalise(plain).split())
+    return " ".join(word for word in normalise(raw).split() if word not in kept and re.search(r"\w", word))
+
+
+def _inside_a_word(word: str, text: str) -> bool:
+    """A Hangul condition word the text holds only glued after other syllables (멀티테스터 for 테스터)."""
+    if word.isascii() or word not in text:
+        return False
+    return not re.search(rf"(?<![{_HANGUL}]){re.escape(word)}", text)
+
+
 _ORIGIN = re.compile("|".join(sorted(map(re.escape, ORIGINS), key=len, reverse=True)))
 """Origin labels, longest first, read glued or not (국산콩 is Korean soybeans; 중국산 holds no 국산)."""
 _MODIFIED = [
@@ -675,6 +733,15 @@ def _pack_count(text: str) -> tuple[int, str]:
     if total:
         return int(total.group(1)), rest
     return (math.prod(count for count in counts if count > 0) if counts else 1), rest
+
+
+_BARE_TIMES = re.compile(r"\d\s*[x×*]\s*\d{1,3}(?![0-9a-z.])")
+"""A number multiplied by a number, neither with a counter or a unit (3x150, 8 × 40): a size as much as a count."""
+
+
+def _times_a_bare_number(text: str) -> bool:
+    """A factor of the count multiplies a bare number (3x150 100개입 x 10봉): read as a count, it may be a size."""
+    return bool(_BARE_TIMES.search(_COUNT.sub(" ", _TOTAL_COUNT.sub(" ", text))))
 
 
 def _names_a_model(match: re.Match, text: str) -> bool:

@@ -56,9 +56,10 @@ LINE_WORDS = (
 ABSENCE_LINES = frozenset(line for line in LINE_WORDS if line.startswith("무"))
 
 # Lines that are also plain words of how a product looks or tastes (슬림: a slim tie or the PS5 Slim; 라이트: light
-# or the Lite model; rich: a rich taste or the Rich line): a title naming one may be describing the product as much
-# as naming another line of it. Uncertain, never surely another product.
-DESCRIPTIVE_LINES = frozenset({"slim", "lite", "rich"})
+# or the Lite model; rich: a rich taste or the Rich line; 디지털: a digital multimeter or scale, or the PS5 Digital
+# Edition, which OPPOSITES tells from a Disc one): a title naming one may be describing the product as much as
+# naming another line of it. Uncertain, never surely another product.
+DESCRIPTIVE_LINES = frozenset({"slim", "lite", "rich", "digital"})
 
 # One line written several ways: 키즈, 아동 and 어린이 are the kids' line.
 LINE_SPELLINGS: dict[str, str] = {
@@ -76,7 +77,7 @@ AUDIENCE_LINES = frozenset({"kids", "주니어", "시니어", "adult", "퍼피",
 # pork for chilled, a men's suit for a women's). Compared only when the product names one of the pair.
 OPPOSITES: tuple[tuple[str, str], ...] = (
     ("냉장", "냉동"), ("생물", "냉동"), ("남성", "여성"), ("왼손", "오른손"), ("유광", "무광"), ("성인", "아동"),
-    ("반팔", "긴팔"), ("반바지", "긴바지"), ("단품", "세트"),
+    ("반팔", "긴팔"), ("반바지", "긴바지"), ("단품", "세트"), ("disc", "digital"),
 )  # fmt: skip
 
 # How a device connects: a Wi-Fi tablet is not its 5G/LTE sibling. Compared only when both sides name one.

@@ -52,6 +52,7 @@ def test_the_rules_run_as_one_ordered_list_of_named_units_each_saying_why():
         "pack count",
         "variant and line",
         "unexplained extra words",
+        "listed extras",
         "price plausibility",
         "identity",
     ]
@@ -288,6 +289,71 @@ RULE_CASES = [
         False,
         "a piece of our model code",
         id="a-number-that-is-a-piece-of-our-model-code-is-no-sure-other-model",
+    ),
+    # Sure means certain: what a second reading could overturn is doubted, never settled.
+    pytest.param(
+        ProductQuery(product_code="T", product_name="스텐 케이블타이 4x200mm 500개"),
+        "스텐 케이블타이 4x200 500개입",
+        True,
+        False,
+        "name words in the title",
+        id="a-bare-pair-of-numbers-the-product-states-as-its-size-is-that-size",
+    ),
+    pytest.param(
+        ProductQuery(product_code="T", product_name="스텐 케이블타이 500개"),
+        "스텐 케이블타이 4x200 100개입 x 5봉",
+        False,
+        False,
+        "bare multiplication",
+        id="a-count-multiplying-a-bare-number-is-doubted-not-a-sure-other-count",
+    ),
+    pytest.param(
+        ProductQuery(product_code="W", product_name="유니버설 렌치 볼트 M6x30 20개"),
+        "유니버설 렌치 볼트 M6 x 30mm 20EA",
+        True,
+        False,
+        "name words in the title",
+        id="a-metric-thread-and-length-is-a-size-not-a-count",
+    ),
+    pytest.param(
+        ProductQuery(product_code="M", product_name="한빛 포켓 전압계 HV-20"),
+        "한빛 HV-20 디지털 전압테스터",
+        False,
+        False,
+        "inside a word",
+        id="a-condition-word-glued-inside-a-kind-word-is-doubted",
+    ),
+    pytest.param(
+        ProductQuery(product_code="S", product_name="한빛 기타줄 HB-900 3팩"),
+        "한빛 기타줄 HB-900 3-Pack 9-42",
+        True,
+        False,
+        "matches",
+        id="an-english-pack-count-and-a-gauge-range-are-no-other-model",
+    ),
+    pytest.param(
+        ProductQuery(product_code="S", product_name="한빛 기타줄 HB-900", model_code="HB-900"),
+        "한빛 기타줄 HB-900+ 9-42",
+        True,
+        False,
+        "plus sign on the model code",
+        id="a-plus-glued-to-our-code-is-never-sure",
+    ),
+    pytest.param(
+        PHONE,
+        "삼성 갤럭시 S24 울트라 SM-S928N 256GB + 충전기 포함 세트",
+        True,
+        False,
+        "lists what comes with it",
+        id="a-code-match-that-lists-extras-is-never-sure",
+    ),
+    pytest.param(
+        PHONE,
+        "삼성 갤럭시 S24 울트라 SM-S928N 256GB + 케이스 + 필름 증정",
+        True,
+        False,
+        "lists what comes with it",
+        id="a-list-of-gifts-after-pluses-is-no-set",
     ),
 ]
 
@@ -739,6 +805,16 @@ PIPELINE_PAGES = {
             {"title": "오리온 초코파이 情, 12개입", "price": 4_500},
         ],
         4_500,
+    ),
+    "listed extras": (
+        # A gift is no other product: the cheapest genuine listing is reported, gift and all (sure or not).
+        PHONE,
+        [
+            {"title": "삼성 갤럭시 S24 울트라 SM-S928N 256GB 자급제 + 케이스 증정", "price": 1_349_000},
+            {"title": "삼성 갤럭시 S24 울트라 SM-S928N 256GB 자급제", "price": 1_399_000},
+            {"title": "갤럭시 S24 울트라 SM-S928N 전용 케이스", "price": 19_000},
+        ],
+        1_349_000,
     ),
     "price plausibility": (
         PURIFIER,
