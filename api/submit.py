@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 from api.callbacks import CachingResolver, check_callback_url
 from api.exceptions import UnsafeCallbackUrl
@@ -15,6 +16,8 @@ from search.payload import SearchPayload
 # Each distinct host name is a DNS lookup (up to a few seconds); address literals and localhost cost nothing.
 MAX_RESOLVED_CALLBACK_HOSTS = 10
 MAX_REPORTED_ERRORS = 20
+
+Key = TypeVar("Key")
 
 
 class _CountingResolver(CachingResolver):
@@ -33,22 +36,29 @@ def search_dedupe_key(product_code: str, client: ApiClient) -> str:
     return f"search:{client.pk}:{product_code}"
 
 
-def check_callback_urls(callback_urls: Iterable[tuple[str, str | None]]) -> None:
-    """Raise UnsafeCallbackUrl naming every refused (field, callback URL) pair, the first one as `field`.
+def callback_refusals(callback_urls: Iterable[tuple[Key, str | None]]) -> list[tuple[Key, str]]:
+    """The (key, why) of each refused callback URL, in order, up to MAX_REPORTED_ERRORS; empty ones pass.
 
-    One resolver serves the whole batch, so a host named by many products is looked up once.
+    One resolver serves the whole batch, so a host named by many products is looked up once. The one check of a
+    batch's callback hosts: JSON searches and watches here, sheets of watches through watches/callbacks.py.
     """
     resolver = _CountingResolver()
-    errors = []
-    for field, callback_url in callback_urls:
+    refused: list[tuple[Key, str]] = []
+    for key, callback_url in callback_urls:
         if not callback_url:
             continue
         try:
             check_callback_url(callback_url, resolver=resolver)
         except UnsafeCallbackUrl as exc:
-            errors.append({"field": field, "error": exc.message})
-            if len(errors) >= MAX_REPORTED_ERRORS:
+            refused.append((key, exc.message))
+            if len(refused) >= MAX_REPORTED_ERRORS:
                 break
+    return refused
+
+
+def check_callback_urls(callback_urls: Iterable[tuple[str, str | None]]) -> None:
+    """Raise UnsafeCallbackUrl naming every refused (field, callback URL) pair, the first one as `field`."""
+    errors = [{"field": field, "error": error} for field, error in callback_refusals(callback_urls)]
     if errors:
         raise UnsafeCallbackUrl(errors[0]["error"], field=errors[0]["field"], errors=errors)
 

@@ -157,7 +157,7 @@ class WatchAdmin(ObservedReadOnlyAdmin):
         return response
 
     def import_view(self, request):
-        """Upsert a client's watches from a sheet, all rows or none; callback URLs are checked again at delivery."""
+        """Upsert a client's watches from a sheet, all rows or none; callback hosts vetted as the API vets them."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("watches.add_watch") or not request.user.has_perm("watches.change_watch"):

@@ -10,8 +10,8 @@ The sheet a pricing manager works from has one row a product. Its columns, in th
 
 So a downloaded report posted back changes nothing. Files are UTF-8 with a byte-order mark, which Excel needs to
 read Korean as Korean (a posted file may carry one or not). A cell left empty is a field left out. Rows are read
-all or nothing: every row is checked as a JSON watch is, and a refusal names each bad row (the spreadsheet's row
-number, the header being row 1) and column.
+all or nothing: every row is checked as a JSON watch is (its callback host too), and a refusal names each bad row
+(the spreadsheet's row number, the header being row 1) and column.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 from pydantic import ValidationError
 
 from search.payload import error_message
-from watches import position
+from watches import callbacks, position
 from watches.exceptions import SheetInvalid
 from watches.models import Watch
 from watches.spec import WatchProduct, every_text
@@ -165,6 +165,7 @@ def read_watches(body: bytes, *, max_rows: int) -> list[WatchProduct]:
     reader = csv.reader(io.StringIO(_text(body), newline=""))
     header = _header(reader)
     specs: list[WatchProduct] = []
+    rows: list[int] = []
     errors: list[dict] = []
     for number, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
@@ -185,13 +186,19 @@ def read_watches(body: bytes, *, max_rows: int) -> list[WatchProduct]:
             continue
         try:
             specs.append(WatchProduct.model_validate(fields))
+            rows.append(number)
         except ValidationError as exc:
             for error in exc.errors():
                 column = _column(tuple(error.get("loc", ())))
                 errors.append({"row": number, "column": column, "error": error_message(error, column)})
         if len(errors) >= MAX_ERRORS:
             break
+    # The hosts are vetted as the API vets a JSON watch's (watches/callbacks.py), here where each row's number is
+    # known: the admin's import refuses what the API refuses, and either names the sheet's row and column.
+    refused = callbacks.refusals([(number, spec.callback_url) for number, spec in zip(rows, specs, strict=True)])
+    errors += [{"row": number, "column": "callback_url", "error": error} for number, error in refused]
     if errors:
+        errors.sort(key=lambda error: error["row"])
         first = errors[0]
         where = f"row {first['row']}" + (f", column {first['column']}" if first["column"] else "")
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

@@ -133,3 +133,33 @@ def test_an_operator_imports_a_sheet_for_a_chosen_client_all_or_nothing_and_expo
     sheet_file = SimpleUploadedFile("back.csv", sheet, content_type="text/csv")
     admin_client.post(reverse("admin:watches_watch_import"), {"client_id": shop.client.pk, "sheet": sheet_file})
     assert list(Watch.objects.order_by("pk").values()) == before
+
+
+def test_an_imported_sheets_callback_hosts_are_vetted_as_the_api_vets_them(admin_client, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    shop = keys.issue_key("shop-sheet")
+    header = "product_code,product_name,every,callback_url\r\n"
+
+    def upload(text: str) -> str:
+        sheet = SimpleUploadedFile("catalogue.csv", text.encode("utf-8"), content_type="text/csv")
+        answer = admin_client.post(
+            reverse("admin:watches_watch_import"), {"client_id": shop.client.pk, "sheet": sheet}, follow=True
+        )
+        return answer.content.decode()
+
+    settings.LPS_ALLOW_PRIVATE_CALLBACKS = False
+    loopback = upload(header + "A-1,우유 1L,1d,\r\nA-2,두유,1d,http://127.0.0.1:8000/hook\r\n")
+    private = upload(header + "A-3,두유,1d,http://10.0.0.7/hook\r\n")
+    assert "Row 3, column callback_url: the callback_url&#x27;s host 127.0.0.1 is refused" in loopback
+    assert "LPS_ALLOW_PRIVATE_CALLBACKS" in loopback
+    assert "nothing was written" in loopback
+    assert "Row 2, column callback_url: the callback_url&#x27;s host 10.0.0.7 is refused" in private
+    assert not Watch.objects.exists()
+
+    settings.LPS_ALLOW_PRIVATE_CALLBACKS = True
+    metadata = upload(header + "A-4,두유,1d,http://169.254.169.254/latest/meta-data/\r\n")
+    assert "Row 2, column callback_url: the callback_url&#x27;s host 169.254.169.254 is refused" in metadata
+    assert not Watch.objects.exists()
+    assert "1 row(s) read" in upload(header + "A-2,두유,1d,http://127.0.0.1:8000/hook\r\n")
+    assert Watch.objects.get(product_code="A-2").callback_url == "http://127.0.0.1:8000/hook"

@@ -304,3 +304,27 @@ def test_forty_eight_wrong_keys_sent_at_once_over_http_get_no_more_401s_than_the
     assert len(statuses) == 48
     assert set(statuses) <= {401, 429}
     assert statuses.count(401) <= 9
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_http_one_tenants_wrong_keys_from_an_address_leave_another_tenants_key_and_the_scrape_answering(
+    live_server, settings
+):
+    import requests
+
+    settings.LPS_API_KEY_FAILURES_PER_MINUTE = 3
+    shop, operator, other = keys.issue_key("shop"), keys.issue_key("ops", operator=True), keys.issue_key("other")
+    guessed = f"lps_{keys.prefix_of(other.api_key)}_{'x' * 43}"
+
+    def stats(key: str) -> int:
+        return requests.get(f"{live_server.url}/v1/lps/queue/stats", headers={"X-API-Key": key}, timeout=30).status_code
+
+    # Every request comes from the same address, 127.0.0.1, as tenants behind one NAT or proxy do.
+    assert [stats(guessed) for _ in range(5)] == [401, 401, 401, 429, 429]
+    assert stats(shop.api_key) == 200
+    scrape = requests.get(
+        f"{live_server.url}/metrics", headers={"Authorization": f"Bearer {operator.api_key}"}, timeout=30
+    )
+    assert scrape.status_code == 200
+    # Anything not shaped like a key shares one bucket of its own, apart from the guessed key's.
+    assert [stats("not-even-a-key") for _ in range(4)] == [401, 401, 401, 429]

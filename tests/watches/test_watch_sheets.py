@@ -194,3 +194,38 @@ def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_roun
     assert sheets.upload(raw).status_code == 200
     assert list(Watch.objects.order_by("pk").values()) == before
     assert Watch.objects.get(product_code="SKU-9").product["product_name"].startswith("=HYPERLINK")
+
+
+def test_a_sheet_whose_callback_host_is_refused_names_the_row_and_column_as_the_spreadsheet_numbers_them(
+    sheets, settings
+):
+    settings.LPS_ALLOW_PRIVATE_CALLBACKS = False
+    header = "product_code,product_name,every,callback_url\r\n"
+    # Row 3 is blank, as spreadsheets leave them: the refused rows are the sheet's 4 and 5, the batch's 1 and 2.
+    rows = [
+        "SKU-1,우유 1L,1d,",
+        "",
+        "SKU-2,두유 190ml 24팩,6h,http://127.0.0.1:9/hook",
+        "SKU-3,두유,1d,http://169.254.169.254/x",
+    ]
+
+    response = sheets.upload(header + "\r\n".join(rows) + "\r\n")
+
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["field"] == "row 4.callback_url"
+    assert body["error"].startswith("row 4, column callback_url: the callback_url's host 127.0.0.1 is refused")
+    assert "LPS_ALLOW_PRIVATE_CALLBACKS" in body["error"]
+    assert "nothing was written" in body["error"]
+    assert [(error["row"], error["column"]) for error in body["errors"]] == [(4, "callback_url"), (5, "callback_url")]
+    assert "watches[" not in response.text
+    assert not Watch.objects.exists()
+
+    # The settings' rule is the API's: with private callbacks allowed, the loopback row is taken; metadata never.
+    settings.LPS_ALLOW_PRIVATE_CALLBACKS = True
+    allowed = sheets.upload(header + "\r\n".join(rows[:3]) + "\r\n")
+    metadata = sheets.upload(header + rows[3] + "\r\n")
+
+    assert allowed.status_code == 200, allowed.text
+    assert Watch.objects.get(product_code="SKU-2").callback_url == "http://127.0.0.1:9/hook"
+    assert (metadata.status_code, metadata.json()["field"]) == (400, "row 2.callback_url")
