@@ -8,15 +8,8 @@ import pytest
 
 from api.outbox import WebhookDelivery
 from api.webhooks import webhook_body
+from tests.api.test_webhooks import RESULT
 
-RESULT = {
-    "outcome": "found",
-    "lowest": {"price": 203_500, "title": "버즈3 프로", "url": "https://www.coupang.com/vp/products/1", "rocket": True},
-    "matches": [],
-    "rounds": [{"query": "버즈3 프로", "kind": "original", "candidates": 12, "matches": 1}],
-    "cached": False,
-    "metrics": {"duration_ms": 9_000, "rounds": 1, "cost": {"ai_usd": 0.0, "proxy_usd": 0.0, "total_usd": 0.0}},
-}
 JOB_ID = "0b6f6c52-5d0e-4a0e-9a4e-1f4cc1a3a8f0"
 
 # As search/handler.py built a search's own delivery, and corrections/correcting.py a `corrected` one, in the
