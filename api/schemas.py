@@ -21,6 +21,7 @@ from jobs.models import Job, JobStatus, Priority
 from lps_site.job_types import JobType
 from search.models import PriceSnapshot, Product
 from search.payload import SearchProduct
+from search.result import SearchResult
 
 MAX_PRODUCTS = settings.LPS_API_MAX_PRODUCTS
 
@@ -222,17 +223,15 @@ class JobPageOut(Schema):
 def job_row_out(job: Job) -> dict:
     """A job as an operator's list shows it."""
     payload = job.payload if isinstance(job.payload, dict) else {}
-    result = job.result if isinstance(job.result, dict) else {}
-    lowest = result.get("lowest") if isinstance(result.get("lowest"), dict) else {}
-    cost = ((result.get("metrics") or {}).get("cost") or {}).get("total_usd") if isinstance(result, dict) else None
+    result = SearchResult.from_json(job.result)
     return {
         **_job_state(job),
         "client_id": job.owner_id,
         "product_code": _text_or_none(payload.get("product_code")),
         "product_name": _text_or_none(payload.get("product_name")),
-        "outcome": _text_or_none(result.get("outcome")),
-        "lowest_price": lowest.get("price") if isinstance(lowest.get("price"), int) else None,
-        "cost_usd": float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        "outcome": result.outcome,
+        "lowest_price": result.price,
+        "cost_usd": result.cost_usd,
         "error": client_text(job.last_error),
         "created_at": job.created_at,
         "updated_at": job.updated_at,

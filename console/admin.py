@@ -27,6 +27,7 @@ from lps_site.job_types import JobType
 from search.admin import snapshot_url
 from search.job_lookups import matching_product
 from search.models import Product
+from search.result import SearchResult
 
 admin.site.site_header = "LPS operations"
 admin.site.site_title = "LPS admin"
@@ -191,13 +192,12 @@ class SearchJobAdmin(JobAdmin):
             "correct_buttons": [("true", "this product"), ("false", "not this product")],
             "corrected_answers": [
                 {
-                    **change,
-                    "when": when_iso(change.get("at")),
-                    "before": answer_text(change.get("previous")),
-                    "after": answer_text(change.get("current")),
+                    "correction_id": mark.correction_id,
+                    "when": when_iso(mark.at),
+                    "before": answer_text(mark.previous),
+                    "after": answer_text(mark.current),
                 }
-                for change in ((job.result or {}).get("corrections") or [] if isinstance(job.result, dict) else [])
-                if isinstance(change, dict)
+                for mark in SearchResult.from_json(job.result).corrections
             ],
             # The listings the search left to settle (corrections/review_queue.py), open ones first.
             "review_items": ReviewItem.objects.using(alias).filter(job_id=job.job_id).order_by("-closed_at", "price"),

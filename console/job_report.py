@@ -4,6 +4,7 @@ formatted values, plus the bot detections (with their failure snapshots) seen wh
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -12,6 +13,7 @@ from lps_site.admin_formatting import usd, web_url, won
 from lps_site.job_types import JobType
 from search import stage_timings
 from search.models import BotEvent
+from search.result import JudgedListing, Lowest, Round, SearchResult
 
 # Detections a little after the job's last update still belong to its attempt (clocks, commit order).
 EVENT_WINDOW_SLACK = timedelta(seconds=30)
@@ -77,7 +79,9 @@ class RoundRow:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class ResultView:
+    """A SEARCH result as its admin page shows it."""
+
     outcome: str
     cached: bool
     lowest: Listing | None
@@ -91,50 +95,49 @@ class SearchResult:
 class JobReport:
     payload_rows: list[tuple[str, str]]
     callback_url: str
-    result: SearchResult | None
+    result: ResultView | None
 
 
-def _listing(data: dict) -> Listing:
+def _listing(listing: Lowest) -> Listing:
     return Listing(
-        title=str(data.get("title") or ""),
-        url=web_url(data.get("url")),
-        price=won(data.get("price")),
-        seller=str(data.get("seller") or ""),
-        rocket=bool(data.get("rocket")),
-        product_id=str(data.get("product_id") or ""),
-        marketplace=str(data.get("marketplace") or ""),
+        title=listing.title or "",
+        url=web_url(listing.url),
+        price=won(listing.price),
+        seller=listing.seller or "",
+        rocket=bool(listing.rocket),
+        product_id=listing.product_id or "",
+        marketplace=listing.marketplace or "",
     )
 
 
-def _verdict(data: dict) -> VerdictRow:
-    confidence = data.get("confidence")
+def _verdict(verdict: JudgedListing) -> VerdictRow:
+    confidence = verdict.confidence
     return VerdictRow(
-        index=data.get("index"),
-        same_product=bool(data.get("same_product")),
-        confidence=f"{confidence:.2f}" if isinstance(confidence, int | float) else "",
-        reason=str(data.get("reason") or ""),
-        title=str(data.get("title") or ""),
-        price=won(data.get("price")),
-        url=web_url(data.get("url")),
-        source=str(data.get("source") or ""),
-        uncertain=bool(data.get("uncertain")),
-        marketplace=str(data.get("marketplace") or ""),
-        product_id=str(data.get("product_id") or ""),
+        index=verdict.index,
+        same_product=bool(verdict.same_product),
+        confidence=f"{confidence:.2f}" if confidence is not None else "",
+        reason=verdict.reason or "",
+        title=verdict.title or "",
+        price=won(verdict.price),
+        url=web_url(verdict.url),
+        source=verdict.source or "",
+        uncertain=bool(verdict.uncertain),
+        marketplace=verdict.marketplace or "",
+        product_id=verdict.product_id or "",
     )
 
 
-def _judge_label(round_: dict) -> str:
+def _judge_label(round_: Round) -> str:
     """The round's judge as an operator reads it: "rules", "llm", or "rules 7 + llm 3" for a cascade."""
-    judge = str(round_.get("judge") or "")
-    settled, sent = round_.get("settled_by_rules"), round_.get("sent_to_llm")
-    if isinstance(settled, int) and isinstance(sent, int) and sent:
+    settled, sent = round_.settled_by_rules, round_.sent_to_llm
+    if settled is not None and sent:
         return f"rules {settled} + llm {sent}"
-    return judge
+    return round_.judge or ""
 
 
-def _stages(stages_ms: object) -> str:
+def _stages(stages_ms: Mapping | None) -> str:
     """Where a search's time went, as an operator reads it: "navigation 41 ms · parse 9 ms · judge 12 ms"."""
-    if not isinstance(stages_ms, dict):
+    if stages_ms is None:
         return ""
     # In the order a search meets them (a JSONB object keeps its keys in an order of its own).
     order = {stage: index for index, stage in enumerate(stage_timings.STAGES)}
@@ -142,61 +145,47 @@ def _stages(stages_ms: object) -> str:
     return " · ".join(f"{stage.replace('_', ' ')} {ms:,.0f} ms" for stage, ms in stages if isinstance(ms, int | float))
 
 
-def _search_result(result: dict) -> SearchResult:
-    metrics = result.get("metrics") or {}
-    cost = metrics.get("cost") or {}
+def _result_view(result: SearchResult) -> ResultView:
+    metrics = result.metrics
     metric_rows = [
-        ("Duration", f"{metrics['duration_ms'] / 1000:.1f} s" if isinstance(metrics.get("duration_ms"), int) else ""),
-        ("Rounds", str(metrics.get("rounds", ""))),
-        ("LLM tokens", f"{metrics['tokens']:,}" if isinstance(metrics.get("tokens"), int) else ""),
-        ("Bytes", f"{metrics['bytes']:,}" if isinstance(metrics.get("bytes"), int) else ""),
-        ("AI cost", usd(cost.get("ai_usd"))),
-        ("Proxy cost", usd(cost.get("proxy_usd"))),
-        ("Total cost", usd(cost.get("total_usd"))),
-        ("Stages", _stages(metrics.get("stages_ms"))),
+        ("Duration", f"{metrics.duration_ms / 1000:.1f} s" if metrics.duration_ms is not None else ""),
+        ("Rounds", str(metrics.rounds) if metrics.rounds is not None else ""),
+        ("LLM tokens", f"{metrics.tokens:,}" if metrics.tokens is not None else ""),
+        ("Bytes", f"{metrics.bytes:,}" if metrics.bytes is not None else ""),
+        ("AI cost", usd(metrics.ai_usd)),
+        ("Proxy cost", usd(metrics.proxy_usd)),
+        ("Total cost", usd(metrics.total_usd)),
+        ("Stages", _stages(metrics.stages_ms)),
     ]
     rounds = [
         RoundRow(
             number=number,
-            query=str(round_.get("query") or ""),
-            kind=str(round_.get("kind") or ""),
-            candidates=round_.get("candidates"),
-            matches=round_.get("matches"),
+            query=round_.query or "",
+            kind=round_.kind or "",
+            candidates=round_.candidates,
+            matches=round_.matches,
             judge=_judge_label(round_),
-            verdicts=[_verdict(v) for v in round_.get("verdicts") or [] if isinstance(v, dict)],
+            verdicts=[_verdict(verdict) for verdict in round_.verdicts],
         )
-        for number, round_ in enumerate(result.get("rounds") or [], start=1)
-        if isinstance(round_, dict)
+        for number, round_ in enumerate(result.rounds, start=1)
     ]
-    lowest = result.get("lowest")
-    return SearchResult(
-        outcome=str(result.get("outcome") or ""),
-        cached=bool(result.get("cached")),
-        lowest=_listing(lowest) if isinstance(lowest, dict) else None,
-        matches=[_listing(m) for m in result.get("matches") or [] if isinstance(m, dict)],
+    return ResultView(
+        outcome=result.outcome or "",
+        cached=bool(result.cached),
+        lowest=_listing(result.lowest) if result.lowest is not None else None,
+        matches=[_listing(match) for match in result.matches],
         rounds=rounds,
         metrics=[(label, value) for label, value in metric_rows if value],
-        by_marketplace=_by_marketplace(result.get("by_marketplace")),
-    )
-
-
-def _by_marketplace(data: object) -> list[MarketplaceRow]:
-    if not isinstance(data, dict):
-        return []
-    rows = []
-    for name, answer in data.items():
-        if not isinstance(answer, dict):
-            continue
-        lowest = answer.get("lowest")
-        rows.append(
+        by_marketplace=[
             MarketplaceRow(
-                marketplace=str(name),
-                outcome=str(answer.get("outcome") or ""),
-                lowest=_listing(lowest) if isinstance(lowest, dict) else None,
-                reason=str(answer.get("reason") or ""),
+                marketplace=name,
+                outcome=answer.outcome or "",
+                lowest=_listing(answer.lowest) if answer.lowest is not None else None,
+                reason=answer.reason or "",
             )
-        )
-    return rows
+            for name, answer in (result.by_marketplace or {}).items()
+        ],
+    )
 
 
 def job_report(job: Job) -> JobReport:
@@ -218,7 +207,7 @@ def job_report(job: Job) -> JobReport:
     return JobReport(
         payload_rows=rows,
         callback_url=str(payload.get("callback_url") or ""),
-        result=_search_result(job.result) if is_search_result else None,
+        result=_result_view(SearchResult.from_json(job.result)) if is_search_result else None,
     )
 
 
@@ -234,8 +223,7 @@ def bot_events_during(job: Job, *, using: str = "default", limit: int = 20) -> l
     until = max(moment for moment in (job.updated_at, job.lease_until) if moment is not None)
     payload = job.payload if isinstance(job.payload, dict) else {}
     queries = {str(payload.get("product_name") or "")}
-    if isinstance(job.result, dict):
-        queries.update(str(r.get("query") or "") for r in job.result.get("rounds") or [] if isinstance(r, dict))
+    queries.update(round_.query or "" for round_ in SearchResult.from_json(job.result).rounds)
     queries.discard("")
     return list(
         BotEvent.objects.using(using)

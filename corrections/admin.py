@@ -18,6 +18,7 @@ from corrections.models import Author, Correction, PriceReport, Scope
 from jobs import owners
 from jobs.exceptions import JobNotFound
 from lps_site.admin_formatting import answer_text, when_iso, won
+from search.result import CorrectionMark
 
 
 class ClientFilter(admin.SimpleListFilter):
@@ -96,12 +97,13 @@ class CorrectionAdmin(_ClientColumn, admin.ModelAdmin):
         change = row.answer_change
         if not isinstance(change, dict):
             return "no (the job's answer stood)"
+        mark = CorrectionMark.from_json(change)  # the mark the job's result keeps under `corrections`
         return format_html(
             '<table class="lps-table" id="lps-answer-change"><thead><tr><th>when</th><th>before</th><th>after</th>'
             "</tr></thead><tr><td>{}</td><td>{}</td><td>→ {}</td></tr></table>",
-            when_iso(change.get("at")),
-            answer_text(change.get("previous")),
-            answer_text(change.get("current")),
+            when_iso(mark.at),
+            answer_text(mark.previous),
+            answer_text(mark.current),
         )
 
     def has_add_permission(self, request):

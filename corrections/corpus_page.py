@@ -16,7 +16,7 @@ from django.conf import settings
 from corrections.correcting import searched_product
 from corrections.lookup import overrides_for
 from jobs.models import Job
-from search.overrides import verdict_key
+from search.result import SearchResult
 
 DEFAULT_CATEGORY = "from_jobs"
 
@@ -26,24 +26,23 @@ def corpus_page(job: Job, *, category: str = DEFAULT_CATEGORY) -> dict:
     product = searched_product(job)
     corrected = overrides_for(product, job.owner_id)
     listings, seen, by_correction = [], set(), 0
-    for round_ in job.result.get("rounds") or []:
-        for verdict in round_.get("verdicts") or []:
-            title, price = str(verdict.get("title") or "").strip(), verdict.get("price")
-            if not title or isinstance(price, bool) or not isinstance(price, int) or price <= 0:
-                continue
-            key = verdict_key(verdict) or (title, price)
-            if key in seen:
-                continue
-            seen.add(key)
-            override = corrected.get(key)
-            by_correction += override is not None
-            shown = {"title": title, "price": price}
-            if verdict.get("seller"):
-                shown["seller"] = str(verdict["seller"])
-            if verdict.get("rocket"):
-                shown["rocket"] = True
-            shown["same"] = override.same_product if override is not None else bool(verdict.get("same_product"))
-            listings.append(shown)
+    for verdict in SearchResult.from_json(job.result).verdicts:
+        title, price = (verdict.title or "").strip(), verdict.price
+        if not title or price is None or price <= 0:
+            continue
+        key = verdict.key or (title, price)
+        if key in seen:
+            continue
+        seen.add(key)
+        override = corrected.get(key)
+        by_correction += override is not None
+        shown = {"title": title, "price": price}
+        if verdict.seller:
+            shown["seller"] = verdict.seller
+        if verdict.rocket:
+            shown["rocket"] = True
+        shown["same"] = override.same_product if override is not None else bool(verdict.same_product)
+        listings.append(shown)
     genuine = [listing["price"] for listing in listings if listing["same"]]
     wanted = {"product_name": product.product_name}
     for name in ("brand", "model_code", "price"):

@@ -13,6 +13,7 @@ from corrections.models import Author, PriceReport, ReportStatus
 from jobs.exceptions import JobNotFound
 from jobs.models import Job, JobStatus
 from lps_site.job_types import JobType
+from search.result import SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -28,13 +29,12 @@ def report(
     if job.job_type != JobType.SEARCH or job.status != JobStatus.DONE or not isinstance(job.result, dict):
         raise JobNotCorrectable(f"job {job_id} is not a finished search")
     payload = job.payload if isinstance(job.payload, dict) else {}
-    lowest = job.result.get("lowest") or {}
     row = PriceReport.objects.create(
         job_id=job.job_id,
         client_id=job.owner_id,
         product_code=str(payload.get("product_code") or "")[:200],
         product_name=str(payload.get("product_name") or "")[:500],
-        reported_price=lowest.get("price") if isinstance(lowest.get("price"), int) else None,
+        reported_price=SearchResult.from_json(job.result).price,
         note=note,
         made_by=made_by,
         made_by_client_id=made_by_client_id,

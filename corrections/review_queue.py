@@ -20,6 +20,7 @@ from corrections.lookup import identity_of
 from corrections.models import Correction, ReviewItem, Scope
 from jobs.queue import ClaimedJob
 from search.payload import SearchPayload
+from search.result import SearchResult
 
 
 def record_finished_search(job: ClaimedJob, payload: SearchPayload, result: dict) -> None:
@@ -33,15 +34,15 @@ def record_finished_search(job: ClaimedJob, payload: SearchPayload, result: dict
             product_code=product.product_code[:200],
             product_name=product.product_name[:500],
             identity=identity[:400],
-            marketplace=str(item.get("marketplace") or "coupang")[:40],
-            product_id=str(item["product_id"])[:200],
-            title=str(item.get("title") or "")[:1000],
-            price=item["price"],
-            url=str(item.get("url") or "")[:2000],
-            reason=str(item.get("reason") or "")[:1000],
+            marketplace=(item.marketplace or "coupang")[:40],
+            product_id=item.product_id[:200],
+            title=(item.title or "")[:1000],
+            price=item.price,
+            url=(item.url or "")[:2000],
+            reason=(item.reason or "")[:1000],
         )
-        for item in result.get("review") or []
-        if item.get("product_id") and isinstance(item.get("price"), int)
+        for item in SearchResult.from_json(result).review
+        if item.product_id and item.price is not None
     ]
     # A job run twice (a retry after its result was recorded) keeps the items of its first run.
     ReviewItem.objects.bulk_create(rows, ignore_conflicts=True)
@@ -58,8 +59,8 @@ def close_settled(correction: Correction, job_id, result: Mapping) -> int:
         listing &= Q(client_id=correction.client_id, product_code=correction.product_code)
     open_items = ReviewItem.objects.filter(closed_at__isnull=True)
     closed = open_items.filter(listing).update(closed_at=now, closed_by=correction)
-    review = result.get("review") or []
-    still = {(str(item.get("marketplace") or "coupang"), str(item.get("product_id"))) for item in review}
+    review = SearchResult.from_json(result).review
+    still = {(item.marketplace or "coupang", str(item.product_id)) for item in review}
     for item in open_items.filter(job_id=job_id).only("pk", "marketplace", "product_id"):
         if (item.marketplace, item.product_id) not in still:
             closed += ReviewItem.objects.filter(pk=item.pk, closed_at__isnull=True).update(closed_at=now)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from prometheus_client import Counter
 
+from search.result import SearchResult
+
 SEARCH_OUTCOMES = ("found", "not_found", "cached")
 ROUND_KINDS = ("original", "precise", "broad")
 VERDICT_SOURCES = ("rules", "llm", "correction")
@@ -67,17 +69,18 @@ def record_search(result: dict, *, default_source: str) -> None:
     A verdict names its source (rules, llm or correction); one that does not takes its round's `judge`, else
     `default_source`.
     """
-    outcome = "cached" if result.get("cached") else str(result.get("outcome"))
+    searched = SearchResult.from_json(result)
+    outcome = "cached" if searched.cached else str(searched.outcome)
     SEARCHES.labels(outcome).inc()
-    if not result.get("cached"):
-        for marketplace, answer in (result.get("by_marketplace") or {}).items():
-            MARKETPLACE_SEARCHES.labels(str(marketplace), str(answer.get("outcome"))).inc()
-    for round_ in result.get("rounds") or []:
-        SEARCH_ROUNDS.labels(str(round_.get("kind"))).inc()
-        round_source = round_.get("judge") or default_source
-        for verdict in round_.get("verdicts") or []:
-            source = verdict.get("source") or round_source
-            JUDGE_VERDICTS.labels(str(source), "true" if verdict.get("same_product") else "false").inc()
+    if not searched.cached:
+        for marketplace, answer in (searched.by_marketplace or {}).items():
+            MARKETPLACE_SEARCHES.labels(marketplace, str(answer.outcome)).inc()
+    for round_ in searched.rounds:
+        SEARCH_ROUNDS.labels(str(round_.kind)).inc()
+        round_source = round_.judge or default_source
+        for verdict in round_.verdicts:
+            source = verdict.source or round_source
+            JUDGE_VERDICTS.labels(source, "true" if verdict.same_product else "false").inc()
 
 
 def record_page(result: str, *, block_kind: str | None = None) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from search import review, trust
 from search.exceptions import LlmBadResponse
 from search.listings import Judgement, Listing, ProductQuery, Verdict
+from search.result import JudgedListing
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +130,7 @@ def listing_key(listing: Listing) -> ListingKey | None:
 
 def verdict_key(verdict: Mapping) -> ListingKey | None:
     """How a correction names the listing of a verdict stored in a result (None for a result from before §10)."""
-    product_id = verdict.get("product_id")
-    return (str(verdict.get("marketplace") or "coupang"), str(product_id)) if product_id else None
+    return JudgedListing.from_json(verdict).key
 
 
 def judged_listings(result: Mapping) -> dict[ListingKey, dict]:

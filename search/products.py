@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from search.listings import ProductQuery
 from search.models import PriceSnapshot, Product
-from search.result import Lowest, SearchAnswer
+from search.result import Lowest, SearchResult
 
 
 def record_search(
@@ -24,7 +24,7 @@ def record_search(
     """
     if not product.product_code:
         raise ValueError("only a product with a product_code can be recorded")
-    answer = SearchAnswer.from_json(result)
+    answer = SearchResult.from_json(result)
     # Inside the handler's transaction no savepoint of its own: two round trips of every search, and a failure here
     # fails the whole recording anyway.
     with transaction.atomic(savepoint=False):
@@ -57,7 +57,7 @@ _COUNT_SEARCH_SQL = """
 """
 
 
-def _count_search(product: ProductQuery, answer: SearchAnswer, client_id: int | None) -> int:
+def _count_search(product: ProductQuery, answer: SearchResult, client_id: int | None) -> int:
     """Create or move `product`'s row with this search (its count up by one, its last_* fields); return its id."""
     last = _product_fields(answer)
     with connection.cursor() as cursor:
@@ -80,7 +80,7 @@ def _count_search(product: ProductQuery, answer: SearchAnswer, client_id: int | 
 def record_reanswer(job_id: uuid.UUID, result: dict) -> bool:
     """Give the snapshot of `job_id`'s search the job's corrected answer (SPEC §10), and its product too when that
     snapshot is the product's latest; return whether there was a snapshot to correct."""
-    answer = SearchAnswer.from_json(result)
+    answer = SearchResult.from_json(result)
     with transaction.atomic():
         snapshot = PriceSnapshot.objects.select_for_update().filter(job_id=job_id).order_by("-id").first()
         if snapshot is None:
@@ -92,7 +92,7 @@ def record_reanswer(job_id: uuid.UUID, result: dict) -> bool:
     return True
 
 
-def _snapshot_fields(answer: SearchAnswer) -> dict:
+def _snapshot_fields(answer: SearchResult) -> dict:
     """A snapshot's columns of an answer: the outcome and its lowest listing (blank when there is none)."""
     lowest = answer.lowest or Lowest()
     return {
@@ -106,7 +106,7 @@ def _snapshot_fields(answer: SearchAnswer) -> dict:
     }
 
 
-def _product_fields(answer: SearchAnswer) -> dict:
+def _product_fields(answer: SearchResult) -> dict:
     """The product's last_* columns of its latest answer."""
     lowest = answer.lowest or Lowest()
     return {"last_outcome": answer.outcome, "last_price": lowest.price, "last_url": lowest.url or ""}

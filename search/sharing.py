@@ -17,22 +17,18 @@ from collections.abc import Mapping
 
 from search import overrides
 from search.listings import ProductQuery
+from search.result import SearchResult
 
 
 def shareable(result: Mapping, product: ProductQuery) -> bool:
     """True when no client's own correction shaped `result` (a SEARCH result of `product`)."""
-    settled = [
-        verdict
-        for round_ in result.get("rounds") or []
-        for verdict in round_.get("verdicts") or []
-        if verdict.get("source") == "correction"
-    ]
+    settled = [verdict for verdict in SearchResult.from_json(result).verdicts if verdict.source == "correction"]
     if not settled:
         return True
     # client_id None: the shared (operator, global) corrections of the product identity, and no client's.
     shared = overrides.for_product(product, None).by_listing
     for verdict in settled:
-        override = shared.get(overrides.verdict_key(verdict))
-        if override is None or not override.shared or override.reason != verdict.get("reason"):
+        override = shared.get(verdict.key)
+        if override is None or not override.shared or override.reason != verdict.reason:
             return False
     return True

@@ -19,6 +19,7 @@ from jobs import owners
 from jobs.admin_lists import ObservedReadOnlyAdmin, recent_filter
 from lps_site.admin_formatting import short_duration, won
 from lps_site.svg_charts import price_chart
+from search.result import SearchResult
 from watches import position, sheets, store
 from watches.exceptions import SheetInvalid
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
@@ -221,7 +222,8 @@ class WatchAdmin(ObservedReadOnlyAdmin):
     def lowest_price(self, watch):
         if watch.last_price is None:
             return ""
-        marketplace = ((watch.last_result or {}).get("lowest") or {}).get("marketplace")
+        lowest = SearchResult.from_json(watch.last_result).lowest
+        marketplace = lowest.marketplace if lowest is not None else None
         return f"{won(watch.last_price)} ({marketplace})" if marketplace else won(watch.last_price)
 
     @admin.display(description="own price")

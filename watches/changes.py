@@ -15,20 +15,20 @@ from jobs import queue
 from jobs.queue import ClaimedJob
 from lps_site.job_types import JobType
 from search.payload import SearchPayload
+from search.result import Lowest, SearchResult
 from watches import metrics, position
 from watches.models import EventState, Watch, WatchEvent, WatchPoint
 
-# What a summary keeps of the lowest offer: enough to say what changed, small enough for every history row.
-LOWEST_FIELDS = ("price", "title", "url", "product_id", "seller", "rocket", "marketplace", "shipping_fee")
 
+def summary(answer: SearchResult) -> dict:
+    """A SEARCH result as a watch remembers it: {outcome, lowest?, reused?}.
 
-def summary(result: dict) -> dict:
-    """A SEARCH result as a watch remembers it: {outcome, lowest?, reused?}."""
-    out: dict = {"outcome": result.get("outcome", "not_found")}
-    lowest = result.get("lowest")
-    if isinstance(lowest, dict):
-        out["lowest"] = {name: lowest[name] for name in LOWEST_FIELDS if lowest.get(name) is not None}
-    if result.get("reused"):
+    The lowest offer is kept whole (search/result.py's `Lowest`): enough to say what changed, small enough for
+    every history row."""
+    out: dict = {"outcome": answer.outcome or "not_found"}
+    if answer.lowest is not None:
+        out["lowest"] = answer.lowest.to_json()
+    if answer.reused:
         out["reused"] = True
     return out
 
@@ -42,21 +42,21 @@ def detect(previous: dict | None, current: dict, *, min_change_percent: float) -
     """The changes from `previous` to `current` as (event, change_percent), whatever the watch asked to hear."""
     if previous is None:
         return []
-    was_found, is_found = previous.get("outcome") == "found", current.get("outcome") == "found"
-    if was_found and not is_found:
+    was, now = SearchResult.from_json(previous), SearchResult.from_json(current)
+    if was.found and not now.found:
         return [("not_found", None)]
-    if is_found and not was_found:
+    if now.found and not was.found:
         return [("found", None)]
-    if not is_found:
+    if not now.found:
         return []
     changes: list[tuple[str, float | None]] = []
-    before, after = previous.get("lowest") or {}, current.get("lowest") or {}
-    old_price, new_price = before.get("price"), after.get("price")
-    if isinstance(old_price, int) and isinstance(new_price, int) and old_price != new_price and old_price > 0:
+    before, after = was.lowest or Lowest(), now.lowest or Lowest()
+    old_price, new_price = before.price, after.price
+    if old_price is not None and new_price is not None and old_price != new_price and old_price > 0:
         percent = round((new_price - old_price) / old_price * 100, 2)
         if abs(percent) >= min_change_percent:
             changes.append(("price_down" if new_price < old_price else "price_up", percent))
-    if (before.get("url"), before.get("product_id")) != (after.get("url"), after.get("product_id")):
+    if (before.url, before.product_id) != (after.url, after.product_id):
         changes.append(("offer_changed", None))
     return changes
 
@@ -74,23 +74,23 @@ def record_finished_search(job: ClaimedJob, payload: SearchPayload, result: dict
 
 def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
     """Add the run's history point and the events it calls for; nothing when this job was already recorded."""
-    current = summary(result)
-    lowest = current.get("lowest") or {}
+    answer = SearchResult.from_json(result)
+    current = summary(answer)
     try:
         with transaction.atomic():
             WatchPoint.objects.create(
                 watch=watch,
                 job_id=job_id,
                 outcome=current["outcome"],
-                price=lowest.get("price"),
-                marketplace=lowest.get("marketplace", ""),
-                reused=bool(current.get("reused")),
+                price=answer.price,
+                marketplace=(answer.lowest or Lowest()).marketplace or "",
+                reused=bool(answer.reused),
             )
     except IntegrityError:
         return []  # this job's completion was recorded already
     changes = detect(watch.last_result, current, min_change_percent=watch.min_change_percent)
     now = timezone.now()
-    standing = position.after_run(watch, current, now)
+    standing = position.after_run(watch, answer, now)
     if standing.crossed_below:
         changes.append(("undercut", None))
     wanted = [(kind, percent) for kind, percent in changes if kind in watch.notify_events]
@@ -104,11 +104,11 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         body["current"] = _public(current)
         if percent is not None:
             body["change_percent"] = percent
-        if result.get("review"):
+        if answer.review:
             # Listings the answer left for a person to settle (the result's `review`): the price may yet move.
-            body["open_review_items"] = len(result["review"])
+            body["open_review_items"] = len(answer.review)
         if kind == "undercut":
-            body.update(position.undercut_body(watch, current))
+            body.update(position.undercut_body(watch, answer))
         events.append(WatchEvent(watch=watch, seq=watch.event_seq, kind=kind, job_id=job_id, body=body, state=state))
     if events:
         WatchEvent.objects.bulk_create(events)
@@ -117,7 +117,7 @@ def record_run(watch: Watch, job_id, result: dict) -> list[WatchEvent]:
         "last_job_id": job_id,
         "last_run_at": now,
         "last_outcome": current["outcome"],
-        "last_price": lowest.get("price"),
+        "last_price": answer.price,
         "last_result": current,
         "event_seq": watch.event_seq,
         "runs": watch.runs + 1,

@@ -21,6 +21,7 @@ from django.db.models import BigIntegerField, Case, ExpressionWrapper, F, FloatF
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
+from search.result import Lowest, SearchResult
 from watches.models import Watch
 
 DEARER_PERCENT = 5.0
@@ -103,12 +104,12 @@ def _own_price(watch: Watch) -> int | None:
 
 def position_of(watch: Watch) -> Position | None:
     """The watch's position now, or None (no own price, or the last run found nothing)."""
-    lowest = (watch.last_result or {}).get("lowest") or {}
+    lowest = SearchResult.from_json(watch.last_result).lowest or Lowest()
     own = _own_price(watch)
     found = gap(own, watch.last_price) if watch.last_outcome == "found" else None
     if found is None:
         return None
-    return Position(own, watch.last_price, lowest.get("marketplace") or "coupang", *found, watch.position_since)
+    return Position(own, watch.last_price, lowest.marketplace or "coupang", *found, watch.position_since)
 
 
 @dataclass(frozen=True)
@@ -119,13 +120,13 @@ class Standing:
     crossed_below: bool
 
 
-def after_run(watch: Watch, current: dict, now: datetime) -> Standing:
-    """The position after a run whose summary is `current` (watches/changes.py records it)."""
+def after_run(watch: Watch, current: SearchResult, now: datetime) -> Standing:
+    """The position after a run that answered `current` (watches/changes.py records it)."""
     own = _own_price(watch)
     if own is None:
         return Standing({"undercut": False, "position_since": None}, False)
-    price = (current.get("lowest") or {}).get("price")
-    if current.get("outcome") != "found" or not isinstance(price, int):
+    price = current.price
+    if not current.found or price is None:
         return Standing({}, False)  # nothing seen: the shop stands where it stood
     below = price < own
     fields: dict = {"undercut": below}
@@ -135,8 +136,8 @@ def after_run(watch: Watch, current: dict, now: datetime) -> Standing:
     return Standing(fields, below and not watch.undercut and watch.last_result is not None)
 
 
-def undercut_body(watch: Watch, current: dict) -> dict:
+def undercut_body(watch: Watch, current: SearchResult) -> dict:
     """What an `undercut` event adds to its body: the shop's price and the gap (per cent of the market's lowest)."""
     own = _own_price(watch)
-    found = gap(own, (current.get("lowest") or {}).get("price"))
+    found = gap(own, current.price)
     return {"own_price": own, "gap_percent": found[1]} if found else {}

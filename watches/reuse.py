@@ -24,6 +24,7 @@ from jobs.models import Job
 from jobs.queue import ClaimedJob
 from negative_cache.cache import key_for
 from search.payload import SearchPayload
+from search.result import SearchResult
 from search.sharing import shareable
 from watches import metrics
 from watches.models import RecentResult
@@ -76,7 +77,8 @@ def answer(job: ClaimedJob, payload: SearchPayload) -> dict | None:
 
 def remember(job: ClaimedJob, payload: SearchPayload, result: dict) -> None:
     """The search listener: keep a found result that a browser produced as its identity's latest."""
-    if result.get("outcome") != "found" or result.get("reused") or result.get("cached"):
+    answer = SearchResult.from_json(result)
+    if not answer.found or answer.reused or answer.cached:
         return
     if not shareable(result, payload.product):
         # A client's own correction shaped it: that client's answer, never another shop's.

@@ -24,6 +24,7 @@ from django.db.models import QuerySet
 from pydantic import ValidationError
 
 from search.payload import error_message
+from search.result import Lowest, SearchResult
 from watches import callbacks, position
 from watches.exceptions import SheetInvalid
 from watches.models import Watch
@@ -217,9 +218,9 @@ _FIELDS += ("last_outcome", "last_price", "last_result", "last_run_at", "gap_won
 def _row(watch: dict) -> list:
     product = watch["product"] or {}
     events = watch["notify_events"]
-    lowest = (watch["last_result"] or {}).get("lowest") or {} if watch["last_outcome"] == "found" else {}
-    fee = lowest.get("shipping_fee")
-    market = lowest.get("price")
+    found = SearchResult.from_json(watch["last_result"]).lowest if watch["last_outcome"] == "found" else None
+    lowest = found or Lowest()
+    fee, market = lowest.shipping_fee, lowest.price
     gap_percent = watch["gap_percent"]
     return [
         watch["product_code"],
@@ -233,8 +234,8 @@ def _row(watch: dict) -> list:
         watch["callback_url"],
         " ".join(product.get("marketplaces") or ()),
         market if market is not None else "",
-        (lowest.get("marketplace") or "coupang") if market is not None else "",
-        lowest.get("url", ""),
+        (lowest.marketplace or "coupang") if market is not None else "",
+        lowest.url or "",
         fee if fee is not None else "",
         market + fee if market is not None and fee is not None else "",
         watch["gap_won"] if watch["gap_won"] is not None else "",
