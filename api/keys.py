@@ -85,6 +85,20 @@ def prefix_of(raw_key: str | None) -> str | None:
     return match.group(1) if match else None
 
 
+@dataclass(frozen=True)
+class PresentedKey:
+    """Something shaped like a key, as the database finds it: its public prefix and its stored form."""
+
+    prefix: str
+    key_hash: str
+
+
+def presented(raw_key: str | None) -> PresentedKey | None:
+    """The prefix and hash of `raw_key` when it is shaped like a key, else None."""
+    match = KEY_PATTERN.fullmatch((raw_key or "").strip())
+    return PresentedKey(prefix=match.group(1), key_hash=hash_key(match.group(0))) if match else None
+
+
 def authenticate(raw_key: str | None) -> ApiClient | None:
     """Return the active client that holds `raw_key`, or None."""
     if not raw_key:

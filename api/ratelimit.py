@@ -75,6 +75,71 @@ WHERE bucket IN (
 """
 
 
+# One keyed request's admission in one statement (api/auth.py), instead of three round trips (peek at the
+# address's wrong keys, look the key up, count the request): the address's wrong-key counters as they stand; the
+# active client whose prefix and key hash are the ones sent, found only while that address is under its wrong-key
+# limit (`failures_limit`, 0: none), so that a locked-out address's right key is neither found nor counted; and
+# that client's request counted in its bucket (`client:<id>`, client_bucket below) exactly as HIT_SQL counts it,
+# unless `limit` is 0. The client row is read fresh on every request: a revoked key is refused at once, in every
+# process. The hash is compared by PostgreSQL's `=`, not in constant time: the compared value is the SHA-256 of
+# what the caller sent, and how much of it matches the stored hash tells nothing about the key (api/keys.py).
+ADMIT_SQL = """
+WITH no_flush AS (
+    SELECT set_config(
+        'synchronous_commit',
+        CASE WHEN %(skip_flush)s THEN 'off' ELSE current_setting('synchronous_commit') END,
+        true
+    )
+),
+clock AS (
+    SELECT COALESCE(%(at)s::bigint, floor(extract(epoch FROM now()))::bigint) AS second FROM no_flush
+),
+failures AS (
+    SELECT f.counts, f.last_second FROM api_rate_bucket AS f WHERE f.bucket = %(failures_bucket)s
+),
+failed AS (
+    -- The wrong keys of the last 60 seconds and this one's, as over_limit() counts them.
+    SELECT COALESCE(sum(f.counts[slot + 1]), 0) AS hits
+    FROM failures AS f, clock, generate_series(0, 60) AS slot
+    WHERE clock.second - (f.last_second - mod(f.last_second - slot, 61)) <= 60
+),
+client AS (
+    SELECT c.*
+    FROM api_client AS c, failed
+    WHERE c.key_prefix = %(key_prefix)s
+      AND c.key_hash = %(key_hash)s
+      AND c.is_active
+      AND (%(failures_limit)s <= 0 OR failed.hits + 1 <= %(failures_limit)s)
+),
+counted AS (
+    INSERT INTO api_rate_bucket AS b (bucket, last_second, counts)
+    SELECT 'client:' || client.id,
+           clock.second,
+           ARRAY(SELECT CASE WHEN slot = mod(clock.second, 61) THEN 1 ELSE 0 END FROM generate_series(0, 60) AS slot)
+    FROM client, clock
+    WHERE %(limit)s > 0
+    ON CONFLICT (bucket) DO UPDATE
+    SET counts = ARRAY(
+            SELECT CASE
+                       WHEN EXCLUDED.last_second - (b.last_second - mod(b.last_second - slot, 61)) <= 60
+                       THEN b.counts[slot + 1]
+                       ELSE 0
+                   END
+                   + CASE WHEN slot = mod(EXCLUDED.last_second, 61) THEN 1 ELSE 0 END
+            FROM generate_series(0, 60) AS slot
+            ORDER BY slot
+        ),
+        last_second = GREATEST(b.last_second, EXCLUDED.last_second)
+    RETURNING counts, last_second
+)
+SELECT failures.counts, failures.last_second, clock.second, counted.counts, counted.last_second, client.*
+FROM clock
+LEFT JOIN failures ON true
+LEFT JOIN counted ON true
+LEFT JOIN client ON true
+"""
+
+
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
@@ -106,11 +171,7 @@ def hit_bucket(bucket: str, *, limit: int, at: int | None = None) -> Decision:
     with connection.cursor() as cursor:
         cursor.execute(HIT_SQL, {"bucket": bucket, "at": at, "skip_flush": not connection.in_atomic_block})
         counts, last_second = cursor.fetchone()
-    ages = _ages(last_second, last_second)
-    hits = _counted(counts, ages)
-    if hits <= limit:
-        return Decision(allowed=True, hits=hits, retry_after=1)
-    return Decision(allowed=False, hits=hits, retry_after=_retry_after(counts, ages, limit))
+    return _decided(counts, last_second, limit=limit)
 
 
 def over_limit(bucket: str, *, limit: int, at: int | None = None) -> Decision:
@@ -118,6 +179,66 @@ def over_limit(bucket: str, *, limit: int, at: int | None = None) -> Decision:
     with connection.cursor() as cursor:
         cursor.execute(PEEK_SQL, {"bucket": bucket, "at": at})
         counts, last_second, now = cursor.fetchone()
+    return _peeked(counts, last_second, now, limit=limit)
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What ADMIT_SQL found for one keyed request."""
+
+    failures: Decision
+    """The address's wrong keys for this key, not counting this request (over_limit's answer)."""
+    client: dict | None
+    """The active client's row (column name → value) when the key is right and the address was not locked out."""
+    counted: Decision | None
+    """The client's request counted against its limit (hit's answer); None when not counted."""
+
+
+def admit_key(
+    *,
+    key_prefix: str,
+    key_hash: str,
+    failures_bucket: str,
+    failures_limit: int,
+    limit: int,
+    at: int | None = None,
+) -> Admission:
+    """Peek at `failures_bucket`, find the active client holding the key of `key_prefix` and `key_hash` and count
+    its request against `limit`, in one statement; the client is found only while `failures_bucket` is under
+    `failures_limit` (0: no such limit), and counted only when `limit` is above 0."""
+    params = {
+        "key_prefix": key_prefix,
+        "key_hash": key_hash,
+        "failures_bucket": failures_bucket,
+        "failures_limit": failures_limit,
+        "limit": limit,
+        "at": at,
+        "skip_flush": not connection.in_atomic_block,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(ADMIT_SQL, params)
+        row = cursor.fetchone()
+        names = [column.name for column in cursor.description]
+    failure_counts, failure_second, now, counts, last_second = row[:5]
+    client = dict(zip(names[5:], row[5:], strict=True)) if row[5] is not None else None
+    return Admission(
+        failures=_peeked(failure_counts, failure_second, now, limit=failures_limit),
+        client=client,
+        counted=None if counts is None else _decided(counts, last_second, limit=limit),
+    )
+
+
+def _decided(counts: list[int], last_second: int, *, limit: int) -> Decision:
+    """The decision on a request just counted in a bucket of these counters (its second is `last_second`)."""
+    ages = _ages(last_second, last_second)
+    hits = _counted(counts, ages)
+    if hits <= limit:
+        return Decision(allowed=True, hits=hits, retry_after=1)
+    return Decision(allowed=False, hits=hits, retry_after=_retry_after(counts, ages, limit))
+
+
+def _peeked(counts: list[int] | None, last_second: int | None, now: int, *, limit: int) -> Decision:
+    """Whether one more request would pass `limit` in a bucket of these counters, read at `now`."""
     if counts is None:
         return Decision(allowed=True, hits=0, retry_after=1)
     ages = _ages(last_second, now)

@@ -9,7 +9,8 @@ LPS_WEB_THREADS threads per process) on a free 127.0.0.1 port, and:
 1. POSTs `--posts` batches of `--products` distinct products from `--post-clients` concurrent clients and
    reports products enqueued per second (goal: 5,000);
 2. GETs the jobs just made from `--get-clients` concurrent clients (processes × threads, so that the clients'
-   own GIL does not add to the latency) and reports p50/p99.
+   own GIL does not add to the latency) and reports p50/p99, and the CPU time the web workers and their
+   PostgreSQL connections spent per GET (Linux), which a shared machine's other work does not inflate.
 Every request goes through the whole stack: key check, rate limit upsert, validation, one multi-row enqueue.
 The database is dropped at the end (unless --keep). Not a test: it asserts only that the requests succeeded.
 """
@@ -78,6 +79,42 @@ def wait_ready(port: int, timeout: float) -> None:
             pass
         pause.wait(0.2)
     raise SystemExit(f"gunicorn did not become ready on port {port} within {timeout:.0f} s")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds the processes `pids` have used so far, all threads (Linux /proc; 0 elsewhere)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (gunicorn's workers), from /proc; empty elsewhere."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def backend_pids(database_url: str) -> list[int]:
+    """The PostgreSQL server processes connected to the bench database (the web workers' connections)."""
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return [pid for (pid,) in rows]
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
@@ -307,7 +344,14 @@ def measure(options: argparse.Namespace, base_url: str) -> int:
             f"{percentile(latencies, 0.5) * 1000:.0f} ms, p99 {percentile(latencies, 0.99) * 1000:.0f} ms"
         )
 
+        web = children_of(gunicorn.pid)
+        database = backend_pids(database_url)
+        cpu_before = cpu_seconds(web), cpu_seconds(database)
         wall, latencies = get_jobs(port, api_key, job_ids, options.get_clients, options.gets)
+        # Connections opened during the GETs count from their start; those closed during them are lost (few: the
+        # web workers keep theirs for CONN_MAX_AGE).
+        database = sorted(set(database) | set(backend_pids(database_url)))
+        web_cpu, database_cpu = cpu_seconds(web) - cpu_before[0], cpu_seconds(database) - cpu_before[1]
         latencies.sort()
         print(
             f"GET /v1/lps/jobs/{{id}}: {len(latencies)} requests from {options.get_clients} concurrent clients "
@@ -317,6 +361,12 @@ def measure(options: argparse.Namespace, base_url: str) -> int:
             f"  latency p50 {percentile(latencies, 0.5) * 1000:.1f} ms, p90 {percentile(latencies, 0.9) * 1000:.1f}"
             f" ms, p99 {percentile(latencies, 0.99) * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms, mean "
             f"{statistics.fmean(latencies) * 1000:.1f} ms"
+        )
+        # CPU time, unlike latency, does not grow with what else the machine runs: the figure to compare across
+        # runs on a shared machine.
+        print(
+            f"  server CPU per GET: web workers {web_cpu / len(latencies) * 1000:.2f} ms, PostgreSQL "
+            f"{database_cpu / len(latencies) * 1000:.2f} ms ({len(database)} connections)"
         )
     finally:
         if gunicorn is not None:
