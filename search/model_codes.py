@@ -219,6 +219,9 @@ def _in_parts(number: str) -> bool:
     return bool(re.search(r"\d[-/.]\d", number))
 
 
+_DECIMAL = re.compile(r"(\d+)(?:\.\d+)?")
+
+
 def _same_shape(ours: str, theirs: str) -> bool:
     """Same letter prefix and about as many digits, neither an extension of the other: a sibling model. A number
     written in parts (10-46, a string set's gauges; 18/28) is a range or a spec beside a plain one, not its sibling."""
@@ -227,6 +230,11 @@ def _same_shape(ours: str, theirs: str) -> bool:
     ours_c, theirs_c = compact(ours), compact(theirs)
     if ours_c.startswith(theirs_c) or theirs_c.startswith(ours_c):
         return False
+    decimals = [_DECIMAL.fullmatch(number) for number in (ours, theirs)]
+    if all(decimals) and "." in ours + theirs:
+        # 7.375 for 7.5 (a hat's 7 3/8 and 7 1/2), 2.5 for 3: a number with a fraction beside one as long before
+        # its point, however many places follow it.
+        return len(decimals[0].group(1)) == len(decimals[1].group(1))
     prefix_ours = re.match(r"[a-z]*", ours_c).group(0)
     prefix_theirs = re.match(r"[a-z]*", theirs_c).group(0)
     digits_ours = sum(char.isdigit() for char in ours_c)

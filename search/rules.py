@@ -312,6 +312,10 @@ class MadeFor(Rule):
             # Note Sleeve for 노트 슬리브: the product's own name in the other script.
             and not sounds_like_one_of(word, name.words)
         }
+        if extra_kinds and all(_only_after_a_plus(word, context) for word in extra_kinds.values()):
+            # NE-U100 + 전용 파우치 + 마스크 세트: the part is what a plus adds to the product, in the box or beside it.
+            kind, word = next(iter(extra_kinds.items()))
+            return Doubt(f"{kind} ({word}) added by a plus after the product: included with it, or a set")
         if extra_kinds:
             kind, word = next(iter(extra_kinds.items()))
             marked = bool(listing.made_for or listing.compatible)
@@ -331,6 +335,8 @@ class MadeFor(Rule):
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
         made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
+        if made_for and not name.accessory_kinds and all(_only_after_a_plus(word, context) for word in made_for):
+            return Doubt(f"{made_for[0]} after a plus that follows the product: a part included with it, or a set")
         if made_for and not name.accessory_kinds:
             stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
             if len(stems) == len(made_for) and not _sells_something_else(context, stems):
@@ -352,6 +358,19 @@ class MadeFor(Rule):
             # only by its code; a device sold in its place is a Doubt the LLM settles.
             return Doubt(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+def _only_after_a_plus(word: str, context: Context) -> bool:
+    """`word` is named only after a plus, and the title names the product before it by our code or all our words
+    (NE-U100 + 전용 파우치): what the plus adds, not what is sold."""
+    head, plus, _ = context.listing.text.partition("+")
+    return bool(plus) and word not in head and (_our_code_exact(context) or _every_word_of_ours(context))
+
+
+def _our_opening_word_there(context: Context) -> bool:
+    """The product's first name word, a naming word, is in the title (in either script)."""
+    words = context.name.words
+    return bool(words) and is_naming(words[0]) and found_or_sized(words[0], context.listing, context.name)
 
 
 def _names_maker_first(group: int, listing: Title) -> bool:
@@ -447,17 +466,25 @@ class Bundle(Rule):
                 # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
                 # in (as 화이트+블루 is a colourway), as much as a set of two. Never sure.
                 return Doubt(f"a plus between two of one kind ({joined}+{added}): options of one product, or a set")
-            if added != context.listing.bundle and _a_part_of_it(added):
-                # 필름 + 부착키트, 청소기 + 거치대: a part or kit that comes with the product is listed as much as sold
-                # beside it. Never sure.
+            if added != context.listing.bundle and _a_part_of_it(_added_phrase(added, context.listing)):
+                # 필름 + 부착키트, 청소기 + 거치대, "+ SD어댑터": a part or kit that comes with the product is listed
+                # as much as sold beside it. Never sure.
                 return Doubt(f"a plus adding a part or kit ({added}): included with the product, or a set")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
 
 
+def _added_phrase(added: str, listing: Title) -> str:
+    """All a plus adds, up to the next plus ("+ sd 어댑터" where the bundle word read is sd)."""
+    found = re.search(rf"\+\s*{re.escape(added)}[^+]*", listing.text)
+    return found.group(0).removeprefix("+").strip() if found else added
+
+
 def _a_part_of_it(added: str) -> bool:
-    """What a plus adds is an accessory, part or kit (부착키트, 거치대, 케이스): what sellers list as in the box."""
-    return bool(read_title(added).accessory_kinds) or any(word in compact(added) for word in KIT_WORDS)
+    """What a plus adds is an accessory, part or kit (부착키트, 거치대, 케이스), or made for the product (전용받침대):
+    what sellers list as in the box."""
+    read = read_title(added)
+    return bool(read.accessory_kinds or read.made_for) or any(word in compact(added) for word in KIT_WORDS)
 
 
 def _joined_to_its_like(added: str, listing: Title) -> str | None:
@@ -517,6 +544,11 @@ class OtherBrand(Rule):
                 # "SM-R510" and no brand: a brand named beside our code is no other maker, for we know none. The
                 # code outweighs a guess; another model's code would be OtherModel's.
                 return None if _our_code_exact(context) else Doubt(said)
+            if not (product.brand_groups or product.query.brand) and _our_opening_word_there(context):
+                # D'Addario Rico for 리코 …: the word our name opens with (its maker, as shops name products, in
+                # a brand list or not) is there too, in any script; the brand before it may be its parent company
+                # or importer. Never sure.
+                return Doubt(f"{said}, though the title names {context.name.words[0]} too")
             if not (product.brand_groups or product.query.brand) and not any(
                 _names_maker_first(group, listing) for group in others
             ):
@@ -894,9 +926,10 @@ class ExtraLine(Rule):
         if extra_lines <= DESCRIPTIVE_LINES:
             # 슬림 for a 5cm tie: a word of how the product looks may say so of the product itself.
             return Doubt(f"{said} (or a word describing the product)")
-        if context.code_exact or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
-            # Our exact model code outweighs a line word (YES-031 디지털 금고), and one read from inside a longer
-            # word (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.
+        if context.code_found or not any(_stands_alone(line, listing, context.product) for line in extra_lines):
+            # Our model code outweighs a line word (YES-031 디지털 금고), even with letters after it (DW-5600E-1VDF
+            # 오리진: the maker's name for the family the code is of), and one read from inside a longer word
+            # (파인디지털, 디지털도어락) may be a maker's or a kind's name: the LLM settles it.
             return Doubt(said)
         return Reject(said)
 

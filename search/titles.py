@@ -313,7 +313,9 @@ class Title:
 
 def normalise(text: str) -> str:
     """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
-    text = unicodedata.normalize("NFKC", text or "").casefold()
+    text = _VULGAR_FRACTION.sub(lambda m: f"{m.group(1)}{_VULGAR_VALUES[m.group(2)]}", text or "")
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _MIXED_FRACTION.sub(_mixed_fraction, text)
     text = _THOUSANDS.sub("", _RATINGS.sub(" ", _BRACKETS.sub(" ", text)))
     text = _NUMBER_SIGN.sub(" ", _APOSTROPHE.sub("", text))
     text = _NAMED_X.sub(lambda m: m.group(0) if m.group(1) in _COUNTERS else f"{m.group(1)}-x{m.group(2)}", text)
@@ -333,6 +335,20 @@ def normalise(text: str) -> str:
     )
     text = _SCRIPT_BOUNDARY.sub(" ", text)
     return _ROMAN_NUMERAL.sub(lambda match: _ROMAN_VALUES[match.group(1)], text)
+
+
+_VULGAR_VALUES = {"½": ".5", "¼": ".25", "¾": ".75"}
+_VULGAR_FRACTION = re.compile(r"(\d)\s*([½¼¾])")
+"""2½: a whole number and a fraction glued (NFKC would write 21⁄2): 2.5."""
+_MIXED_FRACTION = re.compile(r"(?<![0-9./⁄])(\d{1,2})(?:\s+|-)([1-7])[/⁄]([248])(?![0-9./⁄])")
+"""2 1/2, 1-3/4: a whole number and a proper fraction, as a reed's strength or a pipe's inch is written."""
+
+
+def _mixed_fraction(match: re.Match) -> str:
+    whole, numerator, denominator = (int(group) for group in match.groups())
+    if numerator >= denominator:
+        return match.group(0)
+    return f"{whole + numerator / denominator:g}"
 
 
 _COUNTERS = frozenset(COUNT_UNITS)
@@ -381,10 +397,15 @@ def _drop_plus_gifts(match: re.Match) -> str:
     return " "
 
 
+MADE_FOR_MARKS = ("전용", "교체용")
+
+
 def _drop_included_accessory(match: re.Match) -> str:
     word = match.group(1)
     if word.endswith(("포함", "동봉")):
         word = word[:-2]
+    if word.startswith(MADE_FOR_MARKS) and len(word) > 2:
+        return " "  # 전용병 포함: a part made for the product comes in its box
     return " " if any(spelling in word for _, spelling, _ in _ACCESSORY_PATTERNS) else match.group(0)
 
 
@@ -614,6 +635,15 @@ def _bundle(text: str) -> str | None:
     return found.group(0) if found else None
 
 
+_COUNTED_SYLLABLE = re.compile(rf"(?<![0-9a-z{_HANGUL}.])\d+\s*(?:대|소|중)(?![0-9a-z{_HANGUL}])")
+"""1대, 2 대: a number before a one-syllable size word makes it a counter (one machine), not a size."""
+
+
+def _scale_words(text: str) -> list[str]:
+    """The words that may say a size in words, less a syllable counted by the number before it (세단기, 1대)."""
+    return _SIZE_TOKEN.findall(_COUNTED_SYLLABLE.sub(" ", text))
+
+
 def _sizes(text: str) -> dict[str, set[str]]:
     """Shoe sizes (a bare number 200-320 by 5, or in mm), clothing sizes after a size word or standing
     alone after a comma or slash, dimensions, bedding sizes, tyre sizes and sizes said in words (대형); only the
@@ -640,7 +670,7 @@ def _sizes(text: str) -> dict[str, set[str]]:
         "dimension": set(_DIMENSION_WORD.findall(text)),
         "bedding": {BEDDING_SIZES[word] for word in words if word in BEDDING_SIZES},
         "tyre": set(_TYRE_SIZE.findall(text)),
-        "scale": {SCALE_SIZES[word] for word in words if word in SCALE_SIZES},
+        "scale": {SCALE_SIZES[word] for word in _scale_words(text) if word in SCALE_SIZES},
     }
     return {dimension: values for dimension, values in sizes.items() if values}
 
