@@ -51,6 +51,7 @@ TRAPS = frozenset(
         "cross_script",
         "word_variant",
         "gift",
+        "refill",  # a refill or consumable of the product (리필, 교체용 카트리지) sold in its place
         "ad",
         "sold_out",
     }
