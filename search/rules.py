@@ -345,6 +345,10 @@ class MadeFor(Rule):
             if _names_a_kit(name) and _priced_as_the_product(context):
                 # 용기 + 리필 5포 for a starter kit, priced as the kit: what is in it. Never sure.
                 return Caution(f"{made_for[0]} named, but the product is a kit and priced as it")
+            if _priced_as_a_product(context) and not listing.accessory_kinds:
+                # "아기옷 속옷 전용" on a washing machine priced as the machine: what it is for, not a part made for
+                # it (a part costs far less). Never sure.
+                return Doubt(f"{made_for[0]} named, but priced as the product and naming no part")
             return Reject(f"made for the product ({made_for[0]}), not the product itself")
         if (
             name.accessory_kinds
@@ -461,6 +465,9 @@ class Bundle(Rule):
                 # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
                 # what the product's name holds. Never sure.
                 return Caution(f"a set of what the product names itself ({context.listing.bundle})")
+            if _one_of_the_options(context.listing):
+                # "옵션: 본체만 / 본체+매트세트": the set is one choice of a list, the product alone another.
+                return Doubt(f"a set offered as one option of several ({context.listing.bundle})")
             joined = _joined_to_its_like(added, context.listing)
             if joined:
                 # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
@@ -472,6 +479,18 @@ class Bundle(Rule):
                 return Doubt(f"a plus adding a part or kit ({added}): included with the product, or a set")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
+
+
+_OPTION_LIST = re.compile(r"(?:옵션|선택|option)\s*:?[^+]*/[^/]*\+|/[^/+]*\+[^/]*$|\+[^/]*/\s*\S")
+"""A plus inside a list of choices split by slashes (옵션: 단품 / 본체+매트 세트)."""
+
+
+def _one_of_the_options(listing: Title) -> bool:
+    return (
+        "/" in listing.text
+        and bool(_OPTION_LIST.search(listing.text))
+        and bool(re.search(r"옵션|선택|option|단품|본체만|only", listing.text))
+    )
 
 
 def _added_phrase(added: str, listing: Title) -> str:
@@ -631,6 +650,16 @@ def _our_count_in_smaller_packs(context: Context) -> bool:
     return name.pack_count > 1 and listing.pack_count == name.pack_count and bool(_MULTIPLIED.search(listing.text))
 
 
+MEASURES_APART = 100
+"""Two measures of one dimension this many times apart or more measure different things (a 3.5mm jack on a 6m
+cable), not two sizes of one product."""
+
+
+def _orders_apart(offered: set[float], values: set[float]) -> bool:
+    pairs = [(one, other) for one in offered for other in values if one > 0 and other > 0]
+    return bool(pairs) and all(max(a, b) / min(a, b) >= MEASURES_APART for a, b in pairs)
+
+
 class MeasureAndSize(Rule):
     """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용), a different shoe,
     clothing or bedding size (260 vs 270, M vs L, 퀸 vs 킹), or a model number of the same shape as ours (S23 for
@@ -653,6 +682,9 @@ class MeasureAndSize(Rule):
                 if same_total(name, listing):
                     # 5kg x 2 for 10kg: the same total in smaller units, or two products; never sure.
                     return Doubt(f"{show(offered)} x {listing.pack_count} for {show(values)}")
+                if _orders_apart(offered, values):
+                    # 3.5mm for a 6m cable: a jack, a thread or a part measured, not another length of the product.
+                    return Doubt(f"{dimension} {show(offered)} for {show(values)}: a measure of something else")
                 return Reject(f"different {dimension}: {show(offered)} instead of {show(values)}")
         for dimension, values in name.sizes.items():
             offered = listing.sizes.get(dimension)
@@ -953,6 +985,17 @@ def _extra_lines(context: Context) -> set[str]:
     }
 
 
+def _after_our_code(context: Context) -> list[str]:
+    """The word the product's name ends with after its model code, when it names no kind of product (FFAS1401
+    크롬, not QX200 전기면도기): the variant of the model, as shops write it last."""
+    words = context.name.words
+    at = [index for index, word in enumerate(words) if compact(word) in context.product.codes]
+    if not at or at[-1] + 1 >= len(words):
+        return []
+    last = words[-1]
+    return [last] if is_naming(last) and not kind_groups_of(last) else []
+
+
 class ColourLeftOpen(Rule):
     """A shade named in place of our colour (네온 where the product is black), or other colours offered beside
     ours, leave the colour open: uncertain. Words: vocabulary/colours.py."""
@@ -966,6 +1009,13 @@ class ColourLeftOpen(Rule):
             return Doubt(f"{'/'.join(sorted(shades))} where the product is {'/'.join(sorted(name.colours))}")
         if name.colours and listing.colours - name.colours:
             return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
+        if listing.colours and not name.colours and context.code_found:
+            missing = [word for word in _after_our_code(context) if not found_or_sized(word, listing, name)]
+            if missing:
+                # FFAS1401 무광블랙 where the product says FFAS1401 크롬: a word of ours left out where a title our code
+                # matches names a colour may be our colour or finish, which vocabulary does not know as one (a code
+                # is often shared by a model's finishes). Never sure.
+                return Doubt(f"colour {', '.join(sorted(listing.colours))} where the product says {' '.join(missing)}")
         return None
 
 
