@@ -206,7 +206,7 @@ def review_figure(runs: list[PageRun], *, label: str) -> None:
     """Rules with `review` (search/review.py, the function the pipeline uses, at its default threshold and length):
     a silent-wrong page answers wrong and its right listing (a genuine one at the expected price; for a page with
     nothing genuine, the reported listing itself) is not among its review items, so nothing tells the shop."""
-    by_set: dict[str, list[tuple[PageRun, int, bool]]] = defaultdict(list)
+    by_set: dict[str, list[tuple[PageRun, int, bool, bool]]] = defaultdict(list)
     for run in runs:
         candidates = run.page.candidates
         judged = [
@@ -229,19 +229,26 @@ def review_figure(runs: list[PageRun], *, label: str) -> None:
         else:
             settling = {i for i, c in enumerate(candidates) if c.same and c.price == run.page.expected_price}
         silent = not run.right and not shown & settling
+        reported = {index for index, listing in enumerate(candidates) if listing.title == run.reported_title}
+        unflagged_trap = run.trap_price and not shown & reported
         folder = run.page.path.parent.name
-        by_set[folder if written_blind(folder) else "(the rest)"].append((run, len(shown), silent))
+        by_set[folder if written_blind(folder) else "(the rest)"].append((run, len(shown), silent, unflagged_trap))
     print()
-    print(f"== {label}: rules with review (review items at most {review.LIMIT} a page, model verdicts below")
-    print(f"   {review.LOW_CONFIDENCE} confidence; silent wrong = a wrong answer whose right listing is not in review)")
-    print("by set             pages  wrong  silent-wrong  review/page  trap-price")
+    print(f"== {label} with review (review items at most {review.LIMIT} a page, model verdicts below")
+    print(f"   {review.LOW_CONFIDENCE} confidence; silent wrong = a wrong answer whose right listing is not in review;")
+    print("   unflagged = trap-price pages whose reported listing is not in review: a confident wrong price)")
+    print("by set             pages  wrong  silent-wrong  review/page  trap-price  unflagged")
     every = [entry for entries in by_set.values() for entry in entries]
     for folder, entries in [*sorted(by_set.items()), ("all", every)]:
         pages, silent = len(entries), sum(entry[2] for entry in entries)
         wrong = sum(not entry[0].right for entry in entries)
         traps = sum(entry[0].trap_price for entry in entries)
+        unflagged = sum(entry[3] for entry in entries)
         mean = sum(entry[1] for entry in entries) / pages if pages else 0.0
-        print(f"    {folder:<20} {pages:>3} {wrong:>6} {silent:>6} = {_pct(silent, pages):>7} {mean:>8.2f} {traps:>8}")
+        print(
+            f"    {folder:<20} {pages:>3} {wrong:>6} {silent:>6} = {_pct(silent, pages):>7} {mean:>8.2f} {traps:>8}"
+            f" {unflagged:>10}"
+        )
 
 
 def _pct(part: int, whole: int) -> str:
@@ -428,6 +435,7 @@ def cassette_run(pages: list[CorpusPage], path: Path, *, record: bool, label_ans
         f" ${settings.LPS_AI_INPUT_USD_PER_1M_TOKENS}/${settings.LPS_AI_OUTPUT_USD_PER_1M_TOKENS} per 1M tokens"
         f" ({settings.LPS_JUDGE_MODEL}'s list price; the fake counts a token per 4 characters)"
     )
+    review_figure(runs, label="the cascade")
     if cassette.missing:
         verb = "recorded with no answer (answered no)" if record else "not in the cassette (answered no)"
         print(f"prompts {verb}: {len(cassette.missing)}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING
 
+from search import review
 from search.evidence import evidence_of
 from search.listings import Judgement, Listing, ProductQuery, Verdict
 from search.rules import Context, Product, RuleVerdict, judge_context
@@ -31,7 +32,7 @@ from search.verification import verify_lowest
 if TYPE_CHECKING:
     from search.llm import LlmClient
 
-SURE_CONFIDENCE = 0.95
+SURE_CONFIDENCE = review.SURE
 WORDS_CONFIDENCE = 0.8
 UNCERTAIN_CONFIDENCE = 0.5
 

@@ -8,7 +8,9 @@ from a search's judged listings (its rounds' verdicts, as the result stores them
   lowest, or any such listing when the answer is not_found, with the reason the rules doubted it;
 - a listing the model turned down with a confidence below `low_confidence` on the same terms (cheaper than the
   lowest, or any on a not_found), and one the model accepted below it that is the reported lowest itself (a
-  dearer accepted one cannot change the answer).
+  dearer accepted one cannot change the answer);
+- the reported lowest itself when the rules accepted it on its words and were not sure of it (no model was
+  asked): the answer is only as good as a reading a person should confirm.
 
 A listing a correction settled (source "correction") is never an item: a person has said. The items are the
 `limit` cheapest, cheapest first (the cheapest doubted listing is the one that would move the answer most); a
@@ -23,6 +25,9 @@ LOW_CONFIDENCE = 0.7
 """The default of LPS_REVIEW_LOW_CONFIDENCE: a model's verdict below it is a guess a person should see."""
 LIMIT = 5
 """The default of LPS_REVIEW_ITEMS: the most items one result lists."""
+SURE = 0.95
+"""The confidence the rules give a verdict they are sure of (search.judge.SURE_CONFIDENCE); below it, an accepted
+lowest no model confirmed is a reading, not a certainty."""
 ITEM_KEYS = ("marketplace", "product_id", "title", "price", "url")
 
 
@@ -36,19 +41,32 @@ def items(
     """The review items of a search whose judged listings are `verdicts` and whose answer is `lowest_price`
     (None: not_found): [{"marketplace", "product_id"?, "title", "price", "url", "reason"}], cheapest first."""
     found: dict[tuple, dict] = {}
+    doubted = []
+    confirmed = False  # a listing at the reported price that someone or something is sure of
     for verdict in verdicts:
         price = verdict.get("price")
-        if not isinstance(price, int) or verdict.get("source") == "correction":
+        if not isinstance(price, int):
             continue
-        reason = _doubt(verdict, price, lowest_price, low_confidence)
+        reason = None if verdict.get("source") == "correction" else _doubt(verdict, price, lowest_price, low_confidence)
         if reason is None:
-            continue
+            confirmed = confirmed or bool(verdict.get("same_product") and price == lowest_price)
+        else:
+            doubted.append((verdict, price, reason))
+    for verdict, price, reason in doubted:
+        if confirmed and verdict.get("same_product") and price == lowest_price:
+            continue  # another listing at the same price settles the answer
         item = {key: verdict[key] for key in ITEM_KEYS if verdict.get(key) not in (None, "")}
         item.setdefault("marketplace", "coupang")
         item["reason"] = reason
         key = (item["marketplace"], item.get("product_id") or item.get("url") or item.get("title"))
         found.setdefault(key, item)
-    return sorted(found.values(), key=lambda item: item["price"])[: max(limit, 0)]
+    listed = sorted(found.values(), key=lambda item: item["price"])
+    kept = listed[: max(limit, 0)]
+    reported = [item for item in listed if item["price"] == lowest_price]
+    if reported and kept and reported[0] not in kept:
+        # The reported lowest is the dearest item; cut by the limit, it would leave the answer itself unflagged.
+        kept[-1] = reported[0]
+    return kept
 
 
 def of_rounds(rounds: Iterable[Mapping], lowest_price: int | None) -> list[dict]:
@@ -85,4 +103,6 @@ def _doubt(verdict: Mapping, price: int, lowest_price: int | None, low_confidenc
         return None
     if verdict.get("uncertain") and cheaper:
         return f"the rules could not decide: {reason.removeprefix('uncertain: ')}"
+    if verdict.get("same_product") and price == lowest_price and float(verdict.get("confidence") or 0.0) < SURE:
+        return f"the rules accepted it on its words, not sure: {reason}"
     return None

@@ -52,6 +52,28 @@ def test_on_a_not_found_every_unsettled_listing_is_listed_cheapest_first_and_cap
     assert [item["price"] for item in review.items(verdicts, None, limit=2)] == [100, 200]
 
 
+def test_a_lowest_the_rules_accepted_on_its_words_alone_is_listed_and_one_they_are_sure_of_is_not():
+    words_only = judged(200, same=True, confidence=0.8, reason="3 of 3 name words in the title")
+
+    (item,) = review.items([words_only, judged(300, same=True)], 200)
+    assert (item["price"], item["reason"]) == (
+        200,
+        "the rules accepted it on its words, not sure: 3 of 3 name words in the title",
+    )
+    # Another listing at the same price the rules are sure of settles the answer; a sure lowest needs no one.
+    assert review.items([words_only, judged(200, same=True)], 200) == []
+    assert review.items([judged(200, same=True)], 200) == []
+    # A dearer words-only match cannot change the answer.
+    assert review.items([judged(100, same=True), judged(150, same=True, confidence=0.8)], 100) == []
+
+
+def test_the_limit_never_cuts_the_reported_lowest_itself():
+    cheaper = [judged(price, confidence=0.5, uncertain=True) for price in (10, 20, 30)]
+    verdicts = [*cheaper, judged(50, same=True, confidence=0.8)]
+
+    assert [item["price"] for item in review.items(verdicts, 50, limit=2)] == [10, 50]
+
+
 def test_a_model_s_low_confidence_no_below_the_lowest_and_its_low_confidence_yes_on_the_lowest_are_listed():
     verdicts = [
         judged(100, source="llm", same=True, confidence=0.6),  # the lowest, accepted on a guess
@@ -106,6 +128,21 @@ def test_a_page_with_a_cheaper_uncertain_listing_answers_the_sure_one_with_the_c
     assert (item["product_id"], item["price"], item["marketplace"]) == ("8001", 389_000, "coupang")
     assert item["reason"].startswith("the rules could not decide: ")
     assert "wh-1000xm5" in item["reason"]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
+def test_a_lowest_matched_by_its_words_alone_answers_with_itself_in_review(worker_browser):
+    # No model code: the rules match the name's words and are not sure, and no model is there to confirm.
+    ramen = "오뚜기 진라면 매운맛 120g 5개입"
+    worker_browser.set_results(ramen, [{"title": f"{ramen} 멀티팩", "price": 4_500, "product_id": "8101"}])
+
+    result = run({"product_code": "JR-5", "product_name": ramen})
+
+    assert (result["outcome"], result["lowest"]["price"]) == ("found", 4_500)
+    (item,) = result["review"]
+    assert (item["product_id"], item["price"]) == ("8101", 4_500)
+    assert item["reason"].startswith("the rules accepted it on its words, not sure: ")
 
 
 @pytest.mark.browser
