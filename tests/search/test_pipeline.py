@@ -61,7 +61,8 @@ class Shelf:
 
 
 class TitleJudge:
-    """Calls a candidate the same product when its title holds the model code; records every call."""
+    """Calls a candidate the same product, as surely as the rules call a code match, when its title holds the model
+    code; records every call."""
 
     def __init__(self, usage=NO_USAGE, error=None):
         self.calls: list[list[Listing]] = []
@@ -75,7 +76,7 @@ class TitleJudge:
         verdicts = []
         for index, candidate in enumerate(candidates):
             same = product.model_code in candidate.title
-            verdicts.append(Verdict(index, same, 0.9 if same else 0.1, "model code in title" if same else "other"))
+            verdicts.append(Verdict(index, same, 0.95 if same else 0.1, "model code in title" if same else "other"))
         return Judgement(verdicts=verdicts, usage=self.usage, judge="rules")
 
 
@@ -138,7 +139,7 @@ def test_the_lowest_priced_match_wins_and_ads_or_sold_out_listings_never_do():
     assert [match["price"] for match in result["matches"]] == [189_000, 219_000]
     assert result["matches"][1]["seller"] == "삼성전자"
     assert result["matches"][1]["rocket"] is True
-    assert result["matches"][0]["confidence"] == 0.9
+    assert result["matches"][0]["confidence"] == 0.95
     assert [len(call) for call in judge.calls] == [3]
     assert refine.calls == []
 
@@ -162,7 +163,7 @@ def test_a_found_result_has_exactly_the_documented_shape_and_no_nulls():
                 {
                     "index": 0,
                     "same_product": True,
-                    "confidence": 0.9,
+                    "confidence": 0.95,
                     "reason": "model code in title",
                     "source": "rules",
                     "title": "버즈3 프로 SM-R630",
