@@ -660,13 +660,11 @@ def _orders_apart(offered: set[float], values: set[float]) -> bool:
     return bool(pairs) and all(max(a, b) / min(a, b) >= MEASURES_APART for a, b in pairs)
 
 
-class MeasureAndSize(Rule):
-    """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용), a different shoe,
-    clothing or bedding size (260 vs 270, M vs L, 퀸 vs 킹), or a model number of the same shape as ours (S23 for
-    S24, 14 for 15) is another product. Several measures or sizes where the product has one (28cm + 24cm, 250~280)
-    are a set or a choice: Caution when ours is among them. Words: vocabulary/measures.py, vocabulary/sizes.py."""
+class OtherMeasure(Rule):
+    """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용) is another product;
+    the same total in smaller units, or a measure of something else entirely, is uncertain."""
 
-    name = "measure and size"
+    name = "other measure"
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
@@ -686,6 +684,17 @@ class MeasureAndSize(Rule):
                     # 3.5mm for a 6m cable: a jack, a thread or a part measured, not another length of the product.
                     return Doubt(f"{dimension} {show(offered)} for {show(values)}: a measure of something else")
                 return Reject(f"different {dimension}: {show(offered)} instead of {show(values)}")
+        return None
+
+
+class OtherSize(Rule):
+    """A different shoe, clothing, bedding or letter size (260 vs 270, M vs L, 퀸 vs 킹) is another product;
+    several sizes where the product has one are a choice (Caution)."""
+
+    name = "other size"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         for dimension, values in name.sizes.items():
             offered = listing.sizes.get(dimension)
             if offered and not offered & values:
@@ -699,27 +708,75 @@ class MeasureAndSize(Rule):
         if ours and theirs and not ours & theirs:
             # XL gloves, L helmet: a letter size of anything, where both say one.
             return Reject(f"different size: {'/'.join(sorted(theirs))} instead of {'/'.join(sorted(ours))}")
-        if listing.measures.get("generation") and "generation" not in name.measures:
-            # 2세대, 2nd Gen where the product names no generation: a later model, or ours written in full.
-            return Doubt(f"a generation the product does not state: {show(listing.measures['generation'])}")
-        ours_short, theirs_short = _one_syllable_words(name), _one_syllable_words(listing)
+        return None
+
+
+class UnstatedGeneration(Rule):
+    """2세대, 2nd Gen where the product names no generation: a later model, or ours written in full (uncertain)."""
+
+    name = "generation not stated"
+
+    def check(self, context: Context) -> Finding:
+        generation = context.listing.measures.get("generation")
+        if generation and "generation" not in context.name.measures:
+            return Doubt(f"a generation the product does not state: {show(generation)}")
+        return None
+
+
+class ShortWordSwapped(Rule):
+    """One short word of ours put in place of another (지퍼백 소 for 지퍼백 중, 숏 for 롱): uncertain."""
+
+    name = "short word swapped"
+
+    def check(self, context: Context) -> Finding:
+        ours_short, theirs_short = _one_syllable_words(context.name), _one_syllable_words(context.listing)
         if ours_short - theirs_short and theirs_short - ours_short:
-            # 지퍼백 소 for 지퍼백 중, 숏 for 롱: one short word of ours put in place of another.
             swapped = f"{'/'.join(sorted(theirs_short - ours_short))} for {'/'.join(sorted(ours_short - theirs_short))}"
             return Doubt(f"one short word in place of ours: {swapped}")
-        if listing.sizes.get("scale") and "scale" not in name.sizes:
-            return Doubt(f"a size the product does not state: {'/'.join(sorted(listing.sizes['scale']))}")
-        other = other_model_number(name, listing)
-        if other:
-            said = f"different model: {other[0]} instead of {other[1]}"
-            if other[0] in _pieces_of_our_code(context.product):
-                # DMC 117 … 310 for 25번 자수실 with the code 117/310: the title writes our own code apart, and
-                # the name's number may be a size or a grade as much as a model. Never sure.
-                return Doubt(f"{said}, but {other[0]} is a piece of our model code")
-            if all(_YEAR.fullmatch(number) for number in other):
-                # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
-                return Doubt(f"{said} (a year)")
-            return Reject(said)
+        return None
+
+
+class UnstatedScale(Rule):
+    """A size said in words (대형, 소형) the product does not state: uncertain."""
+
+    name = "scale not stated"
+
+    def check(self, context: Context) -> Finding:
+        scale = context.listing.sizes.get("scale")
+        if scale and "scale" not in context.name.sizes:
+            return Doubt(f"a size the product does not state: {'/'.join(sorted(scale))}")
+        return None
+
+
+class OtherModelNumber(Rule):
+    """A model number of the same shape as ours (S23 for S24, 14 for 15, 265 for 270) is another model; one that
+    is a piece of our own code, or a year, is uncertain."""
+
+    name = "other model number"
+
+    def check(self, context: Context) -> Finding:
+        other = other_model_number(context.name, context.listing)
+        if not other:
+            return None
+        said = f"different model: {other[0]} instead of {other[1]}"
+        if other[0] in _pieces_of_our_code(context.product):
+            # DMC 117 … 310 for 25번 자수실 with the code 117/310: the title writes our own code apart, and the
+            # name's number may be a size or a grade as much as a model. Never sure.
+            return Doubt(f"{said}, but {other[0]} is a piece of our model code")
+        if all(_YEAR.fullmatch(number) for number in other):
+            # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
+            return Doubt(f"{said} (a year)")
+        return Reject(said)
+
+
+class MeasureLeftOpen(Rule):
+    """A product sold by one measure listed by another (a weight for a volume), or measures beside ours where the
+    product states one: uncertain."""
+
+    name = "measure left open"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         if name.measures and not set(name.measures) & set(listing.measures):
             other_measures = set(listing.measures) & SOLD_BY - set(name.measures)
             if other_measures and set(name.measures) & SOLD_BY:
@@ -729,6 +786,32 @@ class MeasureAndSize(Rule):
             offered = listing.measures.get(dimension) or set()
             if offered - values:
                 return Doubt(f"{dimension} {show(offered)} for {show(values)}")
+        return None
+
+
+class MeasureAndSize(Rule):
+    """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용), a different shoe,
+    clothing or bedding size (260 vs 270, M vs L, 퀸 vs 킹), or a model number of the same shape as ours (S23 for
+    S24, 14 for 15) is another product. Several measures or sizes where the product has one (28cm + 24cm, 250~280)
+    are a set or a choice: Caution when ours is among them. One rule of several parts, each one idea, run in order:
+    the first that finds anything speaks for them all. Words: vocabulary/measures.py, vocabulary/sizes.py."""
+
+    name = "measure and size"
+    parts: tuple[Rule, ...] = (
+        OtherMeasure(),
+        OtherSize(),
+        UnstatedGeneration(),
+        ShortWordSwapped(),
+        UnstatedScale(),
+        OtherModelNumber(),
+        MeasureLeftOpen(),
+    )
+
+    def check(self, context: Context) -> Finding:
+        for part in self.parts:
+            finding = part.check(context)
+            if finding is not None:
+                return finding
         return None
 
 
