@@ -171,6 +171,10 @@ _COUNT_UNIT = "|".join(sorted(map(re.escape, COUNT_UNITS), key=len, reverse=True
 """The counters as one regex alternative, longest first."""
 # "5개 + 5개", "2팩+1팩": two counts of one unit added, one count of their sum.
 _ADDED_COUNTS = re.compile(rf"(?<![0-9a-z.])(\d+)\s*({_COUNT_UNIT})\s*\+\s*(\d+)\s*\2(?![0-9a-z{_HANGUL}])")
+# "5+5팩", "2+1개": two counts added before the one unit they share (a promotion's bonus units).
+_ADDED_BEFORE_UNIT = re.compile(
+    rf"(?<![0-9a-z.+])(\d{{1,3}})\s*\+\s*(\d{{1,3}})\s*({_COUNT_UNIT})(?![0-9a-z{_HANGUL}])"
+)
 _TOTAL_COUNT = re.compile(rf"총\s*(\d+)\s*(?:{_COUNT_UNIT})?입?")
 _PACK_WORD = re.compile("|".join(map(re.escape, sorted(PACK_WORDS, key=len, reverse=True))))
 _TIMES_COUNT = re.compile(r"(?<![0-9a-z-])[x×*]\s*(\d{1,3})(?![0-9a-z.])")
@@ -737,6 +741,7 @@ def _pack_count(text: str) -> tuple[int, str]:
     """Units sold (the product of every count; "총 N" overrides) and the text with the counts cut out."""
     total = _TOTAL_COUNT.search(text)
     text = _ADDED_COUNTS.sub(lambda match: f"{int(match.group(1)) + int(match.group(3))}{match.group(2)}", text)
+    text = _ADDED_BEFORE_UNIT.sub(lambda match: f"{int(match.group(1)) + int(match.group(2))}{match.group(3)}", text)
     packs = [PACK_WORDS[word] for word in _PACK_WORD.findall(text)]
     text = _PACK_WORD.sub(" ", text)
     counts = []

@@ -472,6 +472,11 @@ def styled_after(listing: Title, product: Product) -> str | None:
 # --- model codes --------------------------------------------------------------------------------------------
 
 
+def _brand_piece(piece: str) -> bool:
+    """A word of a brand long enough to name it alone: MIN_BRAND_WORD letters, or two Hangul syllables."""
+    return len(piece) >= (MIN_BRAND_WORD if piece.isascii() else 2)
+
+
 def brand_spelled(brand: str | None, listing: Title) -> bool:
     """The shop's brand in the title as the shop spells it, or in the other script by its sound (지누스 = ZINUS)."""
     spelled = compact(brand or "")
@@ -479,9 +484,12 @@ def brand_spelled(brand: str | None, listing: Title) -> bool:
         return False
     if spelled in listing.raw_compact and not spelled.isascii():
         return True  # 반석 스포츠 for 반석스포츠
-    first = compact((brand or "").split()[0]) if len((brand or "").split()) > 1 else ""
-    if len(first) >= MIN_BRAND_WORD and any(compact(word) == first for word in listing.text.split()):
-        return True  # 커클랜드 for 커클랜드 시그니춰: a brand of several words named by its first
+    pieces = [compact(piece) for piece in (brand or "").split()] if len((brand or "").split()) > 1 else []
+    words = {compact(word) for word in listing.text.split()}
+    if any(_brand_piece(piece) and piece in words for piece in pieces):
+        # 커클랜드 for 커클랜드 시그니춰, 백설 for CJ 백설: a brand of several words named by one of them (a maker's
+        # prefix before its line brand is often left out).
+        return True
     return any(compact(word).startswith(spelled) for word in listing.text.split()) or sounds_like_one_of(
         spelled, [compact(word) for word in listing.text.split()]
     )

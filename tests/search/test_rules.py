@@ -477,6 +477,30 @@ RULE_CASES = [
         "model code",
         id="a-colour-beside-a-code-that-names-no-variant-stays-sure",
     ),
+    pytest.param(
+        ProductQuery(product_code="O", product_name="해표 식용유 1.8L", brand="사조 해표"),
+        "해표 콩기름 1.8L 특가",
+        False,
+        False,
+        "words the product lacks",
+        id="a-brand-of-two-words-is-named-by-its-line-brand-alone",
+    ),
+    pytest.param(
+        ProductQuery(product_code="W", product_name="깨끗한나라 순수 물티슈 70매 6팩"),
+        "깨끗한나라 순수 물티슈 70매 3+3팩",
+        True,
+        False,
+        "name words",
+        id="counts-added-before-the-unit-they-share",
+    ),
+    pytest.param(
+        ProductQuery(product_code="W2", product_name="깨끗한나라 순수 물티슈 70매 6팩"),
+        "깨끗한나라 순수 물티슈 70매 2+1팩",
+        False,
+        True,
+        "different pack count: 210 instead of 420",
+        id="a-promotion-s-added-count-is-counted",
+    ),
 ]
 
 
