@@ -29,6 +29,7 @@ A buffering proxy in front is still the place for TLS and for bodies larger than
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import json
@@ -296,6 +297,16 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
         self.busy_threads = 0
         # The connections whose next request the poller is reading, with what has arrived of it.
         self.reading: dict[gthread.TConn, BufferedRequest] = {}
+        # Threads reading a request the poller could not buffer (see hand_over_if_ready), and the connections
+        # waiting, unread, for one of those threads.
+        self.unbuffered_threads = 0
+        self.waiting_for_thread: collections.deque[gthread.TConn] = collections.deque()
+
+    @property
+    def max_unbuffered_threads(self) -> int:
+        # At most half the threads read requests the poller could not buffer: a hundred clients that stall in
+        # such requests hold those, not the ones /healthz and every other request need.
+        return max(1, self.cfg.threads // 2)
 
     def init_process(self) -> None:
         gthread.DEFAULT_WORKER_DATA_TIMEOUT = FIRST_BYTES_WAIT_SECONDS
@@ -365,11 +376,20 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
             buffered.body_began_at = time.monotonic()
         if state == INCOMPLETE:
             return False
-        self.hand_to_thread(conn, buffered)
+        if state == HAND_OVER and body_start is not None and self.unbuffered_threads >= self.max_unbuffered_threads:
+            # A request whose head is whole (a head over the buffer still goes to a thread at once, under the head
+            # deadline). Left unread (the client's own send buffer holds what it sends) until such a thread is free; its
+            # deadlines still run in murder_pending.
+            self.waiting_for_thread.append(conn)
+            return True
+        self.hand_to_thread(conn, buffered, unbuffered=state == HAND_OVER and body_start is not None)
         return True
 
-    def hand_to_thread(self, conn, buffered: BufferedRequest) -> None:
+    def hand_to_thread(self, conn, buffered: BufferedRequest, unbuffered: bool = False) -> None:
         del self.reading[conn]
+        conn.unbuffered = unbuffered
+        if unbuffered:
+            self.unbuffered_threads += 1
         # The thread's deadlines count from when the poller saw the head begin and end, not from its own start.
         conn.sock.head_began_at = buffered.head_began_at
         conn.sock.body_began_at = buffered.body_began_at
@@ -391,9 +411,25 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
                     self.answer_head_timeout(conn)
             elif now >= buffered.body_began_at + self.deadlines.body_seconds:
                 # Late in its body: a thread takes it, whose first read past the buffer raises BodyReadTimeout,
-                # and the application answers the 408 envelope with the request's path known.
-                self.poller.unregister(conn.sock)
-                self.hand_to_thread(conn, buffered)
+                # and the application answers the 408 envelope with the request's path known (at once: one
+                # waiting for an unbuffered thread takes one over the cap, for no longer than that answer).
+                waiting = self.stop_waiting(conn)
+                if not waiting:
+                    self.poller.unregister(conn.sock)
+                self.hand_to_thread(conn, buffered, unbuffered=waiting)
+
+    def stop_waiting(self, conn) -> bool:
+        """Take `conn` off the connections waiting for an unbuffered thread; whether it was one."""
+        try:
+            self.waiting_for_thread.remove(conn)
+        except ValueError:
+            return False
+        return True
+
+    def hand_waiting_to_threads(self) -> None:
+        while self.waiting_for_thread and self.unbuffered_threads < self.max_unbuffered_threads:
+            conn = self.waiting_for_thread.popleft()
+            self.hand_to_thread(conn, self.reading[conn], unbuffered=True)
 
     def answer_head_timeout(self, conn) -> None:
         message = f"the request line and headers took longer than {self.deadlines.head_seconds:g} s"
@@ -412,6 +448,7 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
 
     def drop(self, conn) -> None:
         self.reading.pop(conn, None)
+        self.stop_waiting(conn)
         with contextlib.suppress(KeyError, ValueError, OSError):  # not registered (any more)
             self.poller.unregister(conn.sock)
         self.nr_conns -= 1
@@ -427,6 +464,10 @@ class DeadlineThreadWorker(gthread.ThreadWorker):
 
     def finish_request(self, conn, fs) -> None:
         self.busy_threads -= 1
+        if getattr(conn, "unbuffered", False):
+            conn.unbuffered = False
+            self.unbuffered_threads -= 1
+            self.hand_waiting_to_threads()
         parser = conn.parser
         if self.alive and not fs.cancelled() and fs.exception() is None and fs.result() is True and parser:
             ahead = parser.unreader.take_buffered()

@@ -192,6 +192,50 @@ def test_stalled_clients_get_a_408_envelope_at_their_deadline_while_healthz_and_
     assert not Job.objects.exclude(owner_id=shop.client.pk).exists()
 
 
+# Requests the poller cannot buffer, which a thread must read: a CSV sheet's body over the poller's buffer (1 MB; the
+# API takes sheets up to 8 MB, before any key check), a client waiting for a 100 Continue. Each sends a beginning
+# and then nothing.
+THREAD_STALLS = {
+    "CSV sheet of 2 MB, then 13 bytes": (
+        b"POST /v1/lps/watches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+        b"Content-Length: 2000000\r\n\r\nproduct_code,"
+    ),
+    "Expect: 100-continue, then no body": (
+        b"POST /v1/lps/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Expect: 100-continue\r\nContent-Length: 1000\r\n\r\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(THREAD_STALLS))
+def test_100_stalled_requests_that_a_thread_must_read_leave_threads_for_healthz_and_a_keyed_post(
+    gunicorn, kind, monkeypatch
+):
+    # Without a cap on the threads such requests take, 100 of them held all 3 × 16 for their deadline.
+    monkeypatch.setitem(STALLS, kind, THREAD_STALLS[kind])
+    shop = keys.issue_key(f"unbuffered-{uuid.uuid4().hex[:6]}")
+    stalled = [StalledClient(gunicorn, kind) for _ in range(100)]
+
+    answered = []
+    while time.monotonic() - stalled[-1].sent_at < min(HEAD_SECONDS, BODY_SECONDS) - 0.5:
+        health_took, health = timed(lambda: get_healthz(gunicorn))
+        post_took, posted = timed(lambda: post_search(gunicorn, shop.api_key, f"S-{uuid.uuid4().hex[:8]}"))
+        answered.append((health, round(health_took, 3), posted, round(post_took, 3)))
+    for stall in stalled:
+        stall.reader.join(timeout=HEAD_SECONDS + BODY_SECONDS + SLACK_SECONDS)
+
+    assert answered, "no probe ran while the clients were stalled"
+    assert all(health == 200 and posted == 202 for health, _, posted, _ in answered), answered
+    assert max(max(health_took, post_took) for _, health_took, _, post_took in answered) < 1.0, answered
+    for stall in stalled:
+        assert stall.answered_after is not None, f"{stall.kind}: no answer and no hang-up"
+        # The client that asked for a 100 Continue may get it before the 408.
+        stall.answer = stall.answer.removeprefix(b"HTTP/1.1 100 Continue\r\n\r\n")
+        status, body = stall.status_and_body()
+        assert (status, body["result"]) == (408, ResultCode.HTTP_REQUEST_TIMEOUT), (stall.kind, stall.answer[:300])
+        assert stall.answered_after < max(HEAD_SECONDS, BODY_SECONDS) + SLACK_SECONDS, stall.kind
+
+
 def test_a_request_that_arrives_in_pieces_on_a_kept_alive_connection_is_served_whole(gunicorn):
     shop = keys.issue_key("pieces")
     body = json.dumps({"products": [{"product_code": "P-1", "product_name": "삼다수 2L 6개"}]}).encode()
