@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -48,6 +49,7 @@ from search.vocabulary import (
     IMPLIED_BY,
     KIND_GROUPS,
     KIT_WORDS,
+    MADE_FOR_MARKS,
     MATERIAL_OF,
     MEASURE_UNITS,
     NOT_WEIGHTS,
@@ -272,6 +274,19 @@ class Rule:
         raise NotImplementedError
 
 
+class RuleOfParts(Rule):
+    """A rule of several parts, each one idea, run in order: the first that finds anything speaks for them all."""
+
+    parts: tuple[Rule, ...] = ()
+
+    def check(self, context: Context) -> Finding:
+        for part in self.parts:
+            finding = part.check(context)
+            if finding is not None:
+                return finding
+        return None
+
+
 class Condition(Rule):
     """A used, refurbished, display or returned unit (중고, 리퍼, 전시, 반품, S급 …) is not a new unit of the
     product, unless the product is itself one; one the shop changed (업그레이드, 증설) is uncertain.
@@ -312,7 +327,7 @@ class MadeFor(Rule):
             # Note Sleeve for 노트 슬리브: the product's own name in the other script.
             and not sounds_like_one_of(word, name.words)
         }
-        if extra_kinds and all(_only_after_a_plus(word, context) for word in extra_kinds.values()):
+        if extra_kinds and _only_after_a_plus(extra_kinds.values(), context):
             # NE-U100 + 전용 파우치 + 마스크 세트: the part is what a plus adds to the product, in the box or beside it.
             kind, word = next(iter(extra_kinds.items()))
             return Doubt(f"{kind} ({word}) added by a plus after the product: included with it, or a set")
@@ -335,10 +350,10 @@ class MadeFor(Rule):
         if listing.compatible and not name.compatible:
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
         made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
-        if made_for and not name.accessory_kinds and all(_only_after_a_plus(word, context) for word in made_for):
+        if made_for and not name.accessory_kinds and _only_after_a_plus(made_for, context):
             return Doubt(f"{made_for[0]} after a plus that follows the product: a part included with it, or a set")
         if made_for and not name.accessory_kinds:
-            stems = [word for word in made_for if word.endswith("용") and word not in ("전용", "교체용")]
+            stems = [word for word in made_for if word.endswith("용") and word not in MADE_FOR_MARKS]
             if len(stems) == len(made_for) and not _sells_something_else(context, stems):
                 # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
                 return Caution(f"{made_for[0]}: said of the product itself")
@@ -364,11 +379,15 @@ class MadeFor(Rule):
         return None
 
 
-def _only_after_a_plus(word: str, context: Context) -> bool:
-    """`word` is named only after a plus, and the title names the product before it by our code or all our words
-    (NE-U100 + 전용 파우치): what the plus adds, not what is sold."""
+def _only_after_a_plus(words: Iterable[str], context: Context) -> bool:
+    """Every one of `words` is named only after a plus, and the title names the product before it by our code or
+    all our words (NE-U100 + 전용 파우치): what the plus adds, not what is sold."""
     head, plus, _ = context.listing.text.partition("+")
-    return bool(plus) and word not in head and (_our_code_exact(context) or _every_word_of_ours(context))
+    return (
+        bool(plus)
+        and all(word not in head for word in words)
+        and (_our_code_exact(context) or _every_word_of_ours(context))
+    )
 
 
 def _our_opening_word_there(context: Context) -> bool:
@@ -789,7 +808,7 @@ class MeasureLeftOpen(Rule):
         return None
 
 
-class MeasureAndSize(Rule):
+class MeasureAndSize(RuleOfParts):
     """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용), a different shoe,
     clothing or bedding size (260 vs 270, M vs L, 퀸 vs 킹), or a model number of the same shape as ours (S23 for
     S24, 14 for 15) is another product. Several measures or sizes where the product has one (28cm + 24cm, 250~280)
@@ -806,13 +825,6 @@ class MeasureAndSize(Rule):
         OtherModelNumber(),
         MeasureLeftOpen(),
     )
-
-    def check(self, context: Context) -> Finding:
-        for part in self.parts:
-            finding = part.check(context)
-            if finding is not None:
-                return finding
-        return None
 
 
 def _pieces_of_our_code(product: Product) -> set[str]:
@@ -1102,7 +1114,7 @@ class ColourLeftOpen(Rule):
         return None
 
 
-class VariantAndLine(Rule):
+class VariantAndLine(RuleOfParts):
     """A different variant (Pro, Max, mini, FE …), colour where both name one, origin where both name one (중국산
     for 국내산), or an extra flavour or line (라임, 흑미, 디지털) is another product; other colours offered beside
     ours are a choice. One rule of several parts, each one idea, run in order: the first that finds anything
@@ -1122,13 +1134,6 @@ class VariantAndLine(Rule):
         ExtraLine(),
         ColourLeftOpen(),
     )
-
-    def check(self, context: Context) -> Finding:
-        for part in self.parts:
-            finding = part.check(context)
-            if finding is not None:
-                return finding
-        return None
 
 
 def _read_as_our_kind(word: str, product: Product) -> bool:

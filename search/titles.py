@@ -43,6 +43,7 @@ from search.vocabulary import (
     LINE_WORDS,
     LOOKALIKE_AFTER_BRAND,
     LOOKALIKE_WORDS,
+    MADE_FOR_MARKS,
     MADE_FOR_WORDS,
     MEASURE_UNITS,
     MODIFIED_WORDS,
@@ -401,9 +402,6 @@ def _drop_plus_gifts(match: re.Match) -> str:
     return " "
 
 
-MADE_FOR_MARKS = ("전용", "교체용")
-
-
 def _drop_included_accessory(match: re.Match) -> str:
     word = match.group(1)
     if word.endswith(("포함", "동봉")):
@@ -523,7 +521,7 @@ def read_title(
         and word not in COLOUR_QUALIFIERS
         and word not in _VARIANT_WORDS
         and word not in STOP_WORDS
-        and word not in ("전용", "교체용")
+        and word not in MADE_FOR_MARKS
         and word not in COMPATIBLE_WORDS
         # One Latin letter or digit names a model (제로S, MX Keys S); one Hangul syllable does not.
         and (len(word) > 1 or word.isascii())

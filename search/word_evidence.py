@@ -485,14 +485,12 @@ def brand_spelled(brand: str | None, listing: Title) -> bool:
     if spelled in listing.raw_compact and not spelled.isascii():
         return True  # 반석 스포츠 for 반석스포츠
     pieces = [compact(piece) for piece in (brand or "").split()] if len((brand or "").split()) > 1 else []
-    words = {compact(word) for word in listing.text.split()}
+    words = [compact(word) for word in listing.text.split()]
     if any(_brand_piece(piece) and piece in words for piece in pieces):
         # 커클랜드 for 커클랜드 시그니춰, 백설 for CJ 백설: a brand of several words named by one of them (a maker's
         # prefix before its line brand is often left out).
         return True
-    return any(compact(word).startswith(spelled) for word in listing.text.split()) or sounds_like_one_of(
-        spelled, [compact(word) for word in listing.text.split()]
-    )
+    return any(word.startswith(spelled) for word in words) or sounds_like_one_of(spelled, words)
 
 
 # --- naming words -------------------------------------------------------------------------------------------

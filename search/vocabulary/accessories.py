@@ -65,6 +65,8 @@ NOT_COMPATIBLE = (
 )
 MADE_FOR_WORDS = {"전용": "전용", "교체용": "교체용", "리필": "리필", "replacement": "교체용", "refill": "리필"}
 """Each mark → its Korean spelling, so that "Refill" and "리필" are the same mark."""
+MADE_FOR_MARKS = ("전용", "교체용")
+"""The marks of a part made for a product (a refill, 리필, is a consumable of its own), as a word begins with them."""
 # A free gift or an included item is not what the listing sells: "(+케이스 증정)", "사은품 증정".
 GIFT_WORDS = ("증정", "사은품", "서비스", "포함", "제공", "선물", "무료")
 # What a gift word may be the start of without naming a gift: 선물세트 is a gift SET (a bundle), 선물포장 a wrapping.
