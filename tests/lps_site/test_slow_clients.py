@@ -162,6 +162,19 @@ def post_search(port: int, api_key: str, code: str) -> int:
         connection.close()
 
 
+def probe_while_stalled(port: int, api_key: str, stalled: list[StalledClient]) -> list[tuple[int, float, int, float]]:
+    """/healthz and a keyed POST, again and again until the stalled clients' deadlines near: (health status, its
+    seconds, POST status, its seconds) per probe; then waits for every stalled client's answer or hang-up."""
+    answered = []
+    while time.monotonic() - stalled[-1].sent_at < min(HEAD_SECONDS, BODY_SECONDS) - 0.5:
+        health_took, health = timed(lambda: get_healthz(port))
+        post_took, posted = timed(lambda: post_search(port, api_key, f"S-{uuid.uuid4().hex[:8]}"))
+        answered.append((health, round(health_took, 3), posted, round(post_took, 3)))
+    for stall in stalled:
+        stall.reader.join(timeout=HEAD_SECONDS + BODY_SECONDS + SLACK_SECONDS)
+    return answered
+
+
 # 100 and 300: more stalled sockets than the 3 workers × 16 threads, which a worker that read each request on a
 # thread could not survive (the probes waited for the stalled clients' deadlines).
 @pytest.mark.parametrize("count", [3, 30, 100, 300])
@@ -171,13 +184,7 @@ def test_stalled_clients_get_a_408_envelope_at_their_deadline_while_healthz_and_
     shop = keys.issue_key(f"slow-{count}")
     stalled = [StalledClient(gunicorn, kind) for kind, _ in zip(itertools.cycle(STALLS), range(count), strict=False)]
 
-    answered = []
-    while time.monotonic() - stalled[-1].sent_at < min(HEAD_SECONDS, BODY_SECONDS) - 0.5:
-        health_took, health = timed(lambda: get_healthz(gunicorn))
-        post_took, posted = timed(lambda: post_search(gunicorn, shop.api_key, f"S-{uuid.uuid4().hex[:8]}"))
-        answered.append((health, round(health_took, 3), posted, round(post_took, 3)))
-    for stall in stalled:
-        stall.reader.join(timeout=HEAD_SECONDS + BODY_SECONDS + SLACK_SECONDS)
+    answered = probe_while_stalled(gunicorn, shop.api_key, stalled)
 
     assert answered, "no probe ran while the clients were stalled"
     assert all(health == 200 and posted == 202 for health, _, posted, _ in answered), answered
@@ -216,13 +223,7 @@ def test_100_stalled_requests_that_a_thread_must_read_leave_threads_for_healthz_
     shop = keys.issue_key(f"unbuffered-{uuid.uuid4().hex[:6]}")
     stalled = [StalledClient(gunicorn, kind) for _ in range(100)]
 
-    answered = []
-    while time.monotonic() - stalled[-1].sent_at < min(HEAD_SECONDS, BODY_SECONDS) - 0.5:
-        health_took, health = timed(lambda: get_healthz(gunicorn))
-        post_took, posted = timed(lambda: post_search(gunicorn, shop.api_key, f"S-{uuid.uuid4().hex[:8]}"))
-        answered.append((health, round(health_took, 3), posted, round(post_took, 3)))
-    for stall in stalled:
-        stall.reader.join(timeout=HEAD_SECONDS + BODY_SECONDS + SLACK_SECONDS)
+    answered = probe_while_stalled(gunicorn, shop.api_key, stalled)
 
     assert answered, "no probe ran while the clients were stalled"
     assert all(health == 200 and posted == 202 for health, _, posted, _ in answered), answered
