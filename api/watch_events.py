@@ -19,8 +19,7 @@ from api.callbacks import check_callback_url
 from api.envelope import dumps
 from api.exceptions import ApiError
 from api.models import ApiClient
-from api.webhooks import post, signed_headers
-from jobs import handlers
+from api.webhooks import delivery_lane, post, signed_headers
 from jobs.handlers import JobContext
 from jobs.queue import ClaimedJob
 from lps_site.job_types import JobType
@@ -38,13 +37,7 @@ class WatchEventsLeft(ApiError):
     retryable = True
 
 
-@handlers.register(
-    JobType.WATCH_EVENT,
-    label=JobType.WATCH_EVENT.label,
-    deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS",
-    concurrency_setting="LPS_OUTBOX_CONCURRENCY",
-    prefetch_rounds=4,
-)
+@delivery_lane(JobType.WATCH_EVENT)
 def deliver_watch_events(job: ClaimedJob, context: JobContext) -> dict:
     """POST the watch's pending events in order; raise (to be retried) at the first one that fails."""
     watch_id = int(job.payload["watch_id"])

@@ -163,15 +163,20 @@ def _unreachable(callback: CheckedCallback, exc: BaseException | None) -> Webhoo
     )
 
 
-# A light lane: deliveries are quick HTTP calls, so a worker claims a few rounds of them ahead of its free threads
-# and one commit records a whole batch.
-@handlers.register(
-    JobType.OUTBOX,
-    label=JobType.OUTBOX.label,
-    deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS",
-    concurrency_setting="LPS_OUTBOX_CONCURRENCY",
-    prefetch_rounds=4,
-)
+def delivery_lane(job_type: JobType):
+    """Register a webhook delivery handler (a search's result, a watch's events) in the light lane they share:
+    deliveries are quick HTTP calls, so a worker claims a few rounds of them ahead of its free threads and one
+    commit records a whole batch; LPS_OUTBOX_DEADLINE_SECONDS and LPS_OUTBOX_CONCURRENCY govern both."""
+    return handlers.register(
+        job_type,
+        label=job_type.label,
+        deadline_setting="LPS_OUTBOX_DEADLINE_SECONDS",
+        concurrency_setting="LPS_OUTBOX_CONCURRENCY",
+        prefetch_rounds=4,
+    )
+
+
+@delivery_lane(JobType.OUTBOX)
 def deliver_search_result(job: ClaimedJob, context: JobContext) -> dict:
     """POST a finished search to its callback_url, signed; raise to have the queue retry.
 
