@@ -644,12 +644,29 @@ class OtherModel(Rule):
                 # A code of another shape (AX1800 for Deco X20, 200MB for SDSDXXD): another model, or a spec or
                 # a part number beside ours written some way no rule reads; the LLM settles it.
                 return Doubt(said)
+            base = _our_base_in(other, context)
+            if base:
+                # GCA2100 USB for GCA2100/20: our code without its tail (a region's, a pack's), then a word or tail
+                # of the title's own; another region's unit or ours with a spec glued on. Never sure.
+                return Doubt(f"{said}: our {base.upper()} with another tail")
             if _our_count_in_smaller_packs(context):
                 # HX9042 2개입 x 2 for the 4-pack HX9044: a family's codes may name its pack sizes, and the title's
                 # packs add up to ours. Never sure.
                 return Doubt(f"{said}, in packs adding up to our count: maybe a smaller pack's code")
             return Reject(said)
         return None
+
+
+def _our_base_in(other: str, context: Context) -> str | None:
+    """Our code as written up to its last separator (GCA2100 of GCA2100/20), when the title's other code opens with
+    it; None when ours has no such tail or the base is too short to name a model."""
+    for code in context.product.codes:
+        written = context.name.codes.get(code) or context.product.query.model_code or ""
+        parts = re.split(r"[/\s-]+", written.strip())
+        base = compact("".join(parts[:-1]))
+        if len(parts) > 1 and len(base) >= _SHORT_CODE and any(c.isdigit() for c in base) and other.startswith(base):
+            return base
+    return None
 
 
 def _plus_after(code: str, listing: Title) -> str | None:
@@ -863,10 +880,16 @@ class PackCount(Rule):
                 # 실루엣 41P 10개 for 실루엣 41/P 10개: a number both titles write beside a P may be the model's
                 # (a hanger's width) or a count; read one way the counts agree.
                 return Doubt(f"a count of {listing.pack_count} that may hold a model's number beside a P")
+            if _MULTIPLIED.search(listing.text) and _PLUS_AFTER_A_COUNT.search(listing.text):
+                # 20T x 2개 + 10T for 50개입: packs multiplied, then more added; read as one product of every count,
+                # a sum is misread. Never sure.
+                return Doubt(f"a count of {listing.pack_count} read from packs multiplied and added")
             return Reject(f"different pack count: {listing.pack_count} instead of {name.pack_count}")
         return None
 
 
+_PLUS_AFTER_A_COUNT = re.compile(r"\d\s*[가-힣a-z]*\s*\+\s*\d")
+"""A count with a plus and another number after it (2개 + 10T): units added to the packs before."""
 _P_NUMBER = re.compile(r"(?<![0-9a-z.])(\d+)\s*/?\s*p(?![0-9a-z])")
 
 
@@ -1080,17 +1103,6 @@ def _extra_lines(context: Context) -> set[str]:
     }
 
 
-def _after_our_code(context: Context) -> list[str]:
-    """The word the product's name ends with after its model code, when it names no kind of product (FFAS1401
-    크롬, not QX200 전기면도기): the variant of the model, as shops write it last."""
-    words = context.name.words
-    at = [index for index, word in enumerate(words) if compact(word) in context.product.codes]
-    if not at or at[-1] + 1 >= len(words):
-        return []
-    last = words[-1]
-    return [last] if is_naming(last) and not kind_groups_of(last) else []
-
-
 class ColourLeftOpen(Rule):
     """A shade named in place of our colour (네온 where the product is black), or other colours offered beside
     ours, leave the colour open: uncertain. Words: vocabulary/colours.py."""
@@ -1105,13 +1117,33 @@ class ColourLeftOpen(Rule):
         if name.colours and listing.colours - name.colours:
             return Doubt(f"colours {', '.join(sorted(listing.colours))} for {', '.join(sorted(name.colours))}")
         if listing.colours and not name.colours and context.code_found:
-            missing = [word for word in _after_our_code(context) if not found_or_sized(word, listing, name)]
+            missing = _naming_words_left_out(context)
             if missing:
-                # FFAS1401 무광블랙 where the product says FFAS1401 크롬: a word of ours left out where a title our code
-                # matches names a colour may be our colour or finish, which vocabulary does not know as one (a code
-                # is often shared by a model's finishes). Never sure.
+                # FFAS1401 무광블랙 where the product says FFAS1401 크롬, 1106872 블랙 where it says 체스트넛: a word of
+                # ours left out where a title our code matches names a colour may be our colour or finish, which
+                # vocabulary does not know as one (a code is often shared by a model's finishes). Never sure.
                 return Doubt(f"colour {', '.join(sorted(listing.colours))} where the product says {' '.join(missing)}")
         return None
+
+
+def _naming_words_left_out(context: Context) -> list[str]:
+    """The word the product's name ends with (numbers and sizes after it aside), when it names no kind of product
+    and the title leaves it out, and the name states its model code before it or the shop gave the code apart
+    (FFAS1401 크롬; 스커페트 2 … 체스트넛 240 for 1106872; not QX200 전기면도기): the model's variant, written last."""
+    name, listing = context.name, context.listing
+    words = name.words
+    naming = [index for index, word in enumerate(words) if is_naming(word)]
+    if not naming:
+        return []
+    last = words[naming[-1]]
+    at = [index for index, word in enumerate(words) if compact(word) in context.product.codes]
+    if not (at and at[-1] < naming[-1]) and not context.product.query.model_code:
+        return []
+    if any(compact(last) in code for code in context.product.codes):
+        return []  # GLL of GLL 3-80: a piece of our code, which the title matched
+    if kind_groups_of(last) or _may_be_left_out(last) or found_or_sized(last, listing, name):
+        return []
+    return [last]
 
 
 class VariantAndLine(RuleOfParts):

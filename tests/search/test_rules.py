@@ -1732,3 +1732,28 @@ def test_a_plus_adding_a_part_or_kit_is_doubted_and_one_adding_another_product_r
     assert (ruled.same_product, ruled.uncertain, is_sure) == (False, True, False), ruled.reason
     ruled, is_sure = verdict(film, "맑음 태블릿 11 종이질감 보호필름 + 무선키보드")
     assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_an_unknown_colour_word_of_ours_left_out_a_code_tail_and_packs_multiplied_then_added_are_never_sure():
+    # The shop's last name word may be a colour no vocabulary knows (문스톤): a title our code matches that
+    # names another colour in its place is doubted; with our word there, it is ours.
+    boots = ProductQuery(
+        product_code="B-1", product_name="하늘샘 워커 부츠 문스톤 250", brand="하늘샘", model_code="7731205"
+    )
+    ruled, is_sure = verdict(boots, "하늘샘 워커부츠 7731205 블랙 250")
+    assert (ruled.same_product, is_sure) == (False, False), ruled.reason
+    ruled, is_sure = verdict(boots, "하늘샘 워커 부츠 7731205 문스톤 250")
+    assert ruled.same_product, ruled.reason
+    # Our code without its region tail and a word of the title's glued on (KX420 LED for KX420/10): not another
+    # model for sure.
+    lamp = ProductQuery(product_code="L-1", product_name="빛누리 무드등 KX420/10")
+    ruled, is_sure = verdict(lamp, "빛누리 무드등 KX420 LED 충전식")
+    assert is_sure is False, ruled.reason
+    ruled, is_sure = verdict(lamp, "빛누리 무드등 KX520/10")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    # 30T x 3개 + 20T is 110 read as a sum, 1,800 read as a product of every count: doubted, not rejected.
+    coffee = ProductQuery(product_code="C-1", product_name="달빛 커피믹스 12g 110개입")
+    ruled, is_sure = verdict(coffee, "달빛 커피믹스 12g 30T x 3개 + 20T")
+    assert (ruled.same_product, is_sure) == (False, False), ruled.reason
+    ruled, is_sure = verdict(coffee, "달빛 커피믹스 12g 30T x 3개")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
