@@ -223,7 +223,12 @@ def review_figure(runs: list[PageRun], *, label: str) -> None:
             }
             for verdict in run.judgement.verdicts
         ]
-        shown = {int(item["url"]) for item in review.items(judged, run.reported)}
+        listed = review.items(judged, run.reported)
+        shown = {int(item["url"]) for item in listed}
+        # Settled cheapest first, a person stops at the first genuine listing: confirming it re-answers the job at
+        # its price, and every dearer item (the old answer among them) no longer can change the answer.
+        genuine = [position for position, item in enumerate(listed) if candidates[int(item["url"])].same]
+        looked = genuine[0] + 1 if genuine else len(listed)
         if run.page.expected_price is None:
             settling = {index for index, listing in enumerate(candidates) if listing.title == run.reported_title}
         else:
@@ -232,12 +237,15 @@ def review_figure(runs: list[PageRun], *, label: str) -> None:
         reported = {index for index, listing in enumerate(candidates) if listing.title == run.reported_title}
         unflagged_trap = run.trap_price and not shown & reported
         folder = run.page.path.parent.name
-        by_set[folder if written_blind(folder) else "(the rest)"].append((run, len(shown), silent, unflagged_trap))
+        by_set[folder if written_blind(folder) else "(the rest)"].append(
+            (run, len(shown), silent, unflagged_trap, looked)
+        )
     print()
     print(f"== {label} with review (review items at most {review.LIMIT} a page, model verdicts below")
     print(f"   {review.LOW_CONFIDENCE} confidence; silent wrong = a wrong answer whose right listing is not in review;")
-    print("   unflagged = trap-price pages whose reported listing is not in review: a confident wrong price)")
-    print("by set             pages  wrong  silent-wrong  review/page  trap-price  unflagged")
+    print("   unflagged = trap-price pages whose reported listing is not in review: a confident wrong price;")
+    print("   settled = items a person settles a page, cheapest first, up to the first genuine one)")
+    print("by set             pages  wrong  silent-wrong  review/page  trap-price  unflagged  settled/page")
     every = [entry for entries in by_set.values() for entry in entries]
     for folder, entries in [*sorted(by_set.items()), ("all", every)]:
         pages, silent = len(entries), sum(entry[2] for entry in entries)
@@ -245,9 +253,10 @@ def review_figure(runs: list[PageRun], *, label: str) -> None:
         traps = sum(entry[0].trap_price for entry in entries)
         unflagged = sum(entry[3] for entry in entries)
         mean = sum(entry[1] for entry in entries) / pages if pages else 0.0
+        settled = sum(entry[4] for entry in entries) / pages if pages else 0.0
         print(
             f"    {folder:<20} {pages:>3} {wrong:>6} {silent:>6} = {_pct(silent, pages):>7} {mean:>8.2f} {traps:>8}"
-            f" {unflagged:>10}"
+            f" {unflagged:>10} {settled:>13.2f}"
         )
 
 
