@@ -100,12 +100,15 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=embedded_pg.url())}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Django's PostgreSQL backend, its health check read off the socket instead of a SELECT 1 on every request.
+DATABASES["default"]["ENGINE"] = "lps_site.postgres_backend"
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 # Parallel test runs on one server (CI, several developers) each get their own test database.
 DATABASES["default"]["TEST"] = {"NAME": "test_lps" + env.str("LPS_TEST_DB_SUFFIX", default="")}
 if env.str("DATABASE_REPLICA_URL", default=""):
     DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"]["ENGINE"] = "lps_site.postgres_backend"
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["lps_site.db_router.ObservingReadsRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
