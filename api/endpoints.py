@@ -31,7 +31,7 @@ from api.schemas import (
     SearchAcceptedOut,
     SearchIn,
     StatusName,
-    job_out,
+    job_envelope,
     job_row_out,
     product_out,
 )
@@ -95,7 +95,8 @@ def job_detail(request: HttpRequest, job_id: JobIdPath):
     job = queue_reads.visible_job(job_id, owner_id=_owner_scope(request.auth))
     if job is None:
         raise JobNotFound(f"no job {job_id}")
-    return {"result": ResultCode.SUCCESS, "job": job_out(job)}
+    # Rendered here, as JobEnvelopeOut's validation would render it (api/schemas.job_envelope), without it.
+    return HttpResponse(dumps(job_envelope(job)), content_type=CONTENT_TYPE)
 
 
 @router.get(
