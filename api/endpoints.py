@@ -31,14 +31,14 @@ from api.schemas import (
     SearchAcceptedOut,
     SearchIn,
     StatusName,
-    job_out,
+    job_envelope,
     job_row_out,
     product_out,
 )
 from api.submit import submit_search
 from jobs import queue, queue_reads
 from jobs.exceptions import JobNotFound
-from jobs.models import Job, JobStatus
+from jobs.models import JobStatus
 from lps_site.db_router import observing
 from search import stats
 from search.job_lookups import matching_product
@@ -92,10 +92,11 @@ def search_products(request: HttpRequest, batch: SearchIn):
 def job_detail(request: HttpRequest, job_id: JobIdPath):
     """A client key reads only its own jobs; another client's job is 404, exactly like one that does not exist
     (a 403 would tell it the id exists). Operator keys read every job."""
-    job = _visible_jobs(request.auth).filter(job_id=job_id).first()
+    job = queue_reads.visible_job(job_id, owner_id=_owner_scope(request.auth))
     if job is None:
         raise JobNotFound(f"no job {job_id}")
-    return {"result": ResultCode.SUCCESS, "job": job_out(job)}
+    # Rendered here, as JobEnvelopeOut's validation would render it (api/schemas.job_envelope), without it.
+    return HttpResponse(dumps(job_envelope(job)), content_type=CONTENT_TYPE)
 
 
 @router.get(
@@ -153,11 +154,6 @@ def job_list(
 def _owner_scope(client: ApiClient) -> int | None:
     """The owner a key's reads are narrowed to: its own client id, or None (everything) for an operator."""
     return None if client.is_operator else client.pk
-
-
-def _visible_jobs(client: ApiClient):
-    owner_id = _owner_scope(client)
-    return Job.objects.all() if owner_id is None else Job.objects.filter(owner_id=owner_id)
 
 
 # --- Operator endpoints --------------------------------------------------------------------------------------

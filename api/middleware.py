@@ -14,6 +14,7 @@ request body reaches the views as plain JSON bytes or not at all.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from django.core.exceptions import DisallowedHost
@@ -27,6 +28,8 @@ from api.request_body import JSON_MEDIA_TYPE, read_body
 log = logging.getLogger(__name__)
 
 API_PREFIX = "/v1/"
+# C0 and C1 control characters and DEL: none is in any path of the API.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Headers of an error page that still mean something once the body is an envelope.
 KEPT_HEADERS = ("Allow", "Retry-After", "Location", "WWW-Authenticate")
 CODE_BY_STATUS = {
@@ -73,7 +76,7 @@ def check_path(request: HttpRequest) -> None:
     """Raise EndpointNotFound naming the path when, decoded, it holds a control character (%00, %0a): no
     identifier of the API holds one, so nothing is at such a path, and PostgreSQL refuses NUL in a query (it was a
     500)."""
-    if any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in request.path):
+    if CONTROL_CHARACTER.search(request.path):
         raise EndpointNotFound("nothing is at a path with control characters in it", field="path")
 
 

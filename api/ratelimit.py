@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from api.models import ApiClient
+
 SLOTS = 61
 """Seconds a bucket remembers: the 60 before a request and the request's own."""
 
@@ -82,8 +84,10 @@ WHERE bucket IN (
 # that client's request counted in its bucket (`client:<id>`, client_bucket below) exactly as HIT_SQL counts it,
 # unless `limit` is 0. The client row is read fresh on every request: a revoked key is refused at once, in every
 # process. The hash is compared by PostgreSQL's `=`, not in constant time: the compared value is the SHA-256 of
-# what the caller sent, and how much of it matches the stored hash tells nothing about the key (api/keys.py).
-ADMIT_SQL = """
+# what the caller sent, and how much of it matches the stored hash tells nothing about the key (api/keys.py). The
+# client's columns are named ({client_columns}, filled in at import from the model), so that reading the row needs
+# no description of it from the driver.
+_ADMIT = """
 WITH no_flush AS (
     SELECT set_config(
         'synchronous_commit',
@@ -132,12 +136,16 @@ counted AS (
         last_second = GREATEST(b.last_second, EXCLUDED.last_second)
     RETURNING counts, last_second
 )
-SELECT failures.counts, failures.last_second, clock.second, counted.counts, counted.last_second, client.*
+SELECT failures.counts, failures.last_second, clock.second, counted.counts, counted.last_second, {client_columns}
 FROM clock
 LEFT JOIN failures ON true
 LEFT JOIN counted ON true
 LEFT JOIN client ON true
 """
+
+CLIENT_COLUMNS = tuple(field.column for field in ApiClient._meta.concrete_fields)
+"""The client's columns as ADMIT_SQL returns them: every column of api_client, in the model's order."""
+ADMIT_SQL = _ADMIT.format(client_columns=", ".join(f'client."{column}"' for column in CLIENT_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -218,9 +226,8 @@ def admit_key(
     with connection.cursor() as cursor:
         cursor.execute(ADMIT_SQL, params)
         row = cursor.fetchone()
-        names = [column.name for column in cursor.description]
     failure_counts, failure_second, now, counts, last_second = row[:5]
-    client = dict(zip(names[5:], row[5:], strict=True)) if row[5] is not None else None
+    client = dict(zip(CLIENT_COLUMNS, row[5:], strict=True)) if row[5] is not None else None
     return Admission(
         failures=_peeked(failure_counts, failure_second, now, limit=failures_limit),
         client=client,

@@ -1,16 +1,22 @@
-"""What observers read of the queue: counts, the ops snapshot, a metrics scrape's numbers and pages of jobs.
+"""What observers read of the queue: one job, counts, the ops snapshot, a metrics scrape's numbers and pages of jobs.
 
-None of it moves a job (jobs/queue.py does that); every read goes to the observing database alias (a replica
-when one is configured) and walks index ranges, so that it costs the same on a small or a huge table.
+None of it moves a job (jobs/queue.py does that). One job by id (`visible_job`, a client polling its job) is read
+from the primary, so that a client reads its own writes; every other read goes to the observing database alias (a
+replica when one is configured) and walks index ranges, so that it costs the same on a small or a huge table.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
-from django.db.models import Q
+from django.db import connections
+from django.db.models import Q, QuerySet
 
 from jobs import handlers
 from jobs.exceptions import JobDeadlineExceeded
@@ -248,6 +254,75 @@ def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> Queue
         expired_leases=expired,
         history_is_estimate=estimate,
     )
+
+
+# --- One job by id --------------------------------------------------------------------------------------------
+# GET /v1/lps/jobs/{id} is what clients call most (they poll their jobs), and compiling its query was the largest
+# share of its CPU. So its statement is compiled by the ORM once per process, from `job_query`'s queryset with
+# stand-in values, and each read only binds the two values and builds the Job from the row as the ORM does.
+# tests/jobs/test_queue_reads.py holds what is executed to what the ORM produces for the same values.
+
+# Stand-ins the statement is compiled with: each placeholder of the compiled statement is told apart by its value.
+_COMPILE_JOB_ID = uuid.UUID(int=0)
+_COMPILE_OWNER_ID = -1
+
+
+def job_query(job_id: uuid.UUID, *, owner_id: int | None) -> QuerySet[Job]:
+    """The ORM's read of job `job_id`, narrowed to `owner_id`'s jobs unless it is None: what visible_job runs."""
+    jobs = Job.objects.using("default")
+    if owner_id is not None:
+        jobs = jobs.filter(owner_id=owner_id)
+    return jobs.filter(job_id=job_id)[:1]
+
+
+@dataclass(frozen=True)
+class _CompiledRead:
+    sql: str
+    parameters: tuple[str, ...]
+    """What each placeholder takes, in order: "job_id" or "owner_id"."""
+    fields: tuple[str, ...]
+    """The attribute names of the row's columns, in order (Job.from_db's `field_names`)."""
+    converters: tuple[tuple[int, tuple[Callable, ...], Any], ...]
+    """(column, the ORM's converters of its value, the expression they are called with), as the compiler has them."""
+
+
+@functools.cache
+def _compiled_read(*, owner_scoped: bool) -> _CompiledRead:
+    queryset = job_query(_COMPILE_JOB_ID, owner_id=_COMPILE_OWNER_ID if owner_scoped else None)
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    names = {_COMPILE_JOB_ID: "job_id", _COMPILE_OWNER_ID: "owner_id"}
+    parameters = tuple(names.get(value, "?") for value in params)
+    if sorted(parameters) != (["job_id", "owner_id"] if owner_scoped else ["job_id"]):
+        # Another Django may bind other values: fail at the first read rather than read the wrong job.
+        raise RuntimeError(f"the job read compiled to unexpected parameters {params!r}")
+    columns = [column for column, _, _ in compiler.select]
+    converters = compiler.get_converters(columns)
+    return _CompiledRead(
+        sql=sql,
+        parameters=parameters,
+        fields=tuple(column.target.attname for column in columns),
+        converters=tuple(
+            (index, tuple(functions), expression) for index, (functions, expression) in converters.items()
+        ),
+    )
+
+
+def visible_job(job_id: uuid.UUID, *, owner_id: int | None) -> Job | None:
+    """Job `job_id` when it exists and belongs to `owner_id` (None: whoever owns it), else None; from the primary."""
+    read = _compiled_read(owner_scoped=owner_id is not None)
+    values = {"job_id": job_id, "owner_id": owner_id}
+    connection = connections["default"]
+    with connection.cursor() as cursor:
+        cursor.execute(read.sql, [values[name] for name in read.parameters])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    row = list(row)
+    for index, functions, expression in read.converters:
+        for function in functions:
+            row[index] = function(row[index], expression, connection)
+    return Job.from_db("default", read.fields, row)
 
 
 def list_jobs(

@@ -51,16 +51,21 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Sessions, users and messages as Django's own, but passing API paths (/v1/) straight through: the API
+    # authenticates by key and has no use for them (lps_site/browser_middleware.py). CSRF and X-Frame-Options keep
+    # Django's own names: check --deploy finds them by name (CSRF_COOKIE_SECURE, X_FRAME_OPTIONS), and on an API
+    # path they cost a few attribute look-ups.
+    "lps_site.browser_middleware.BrowserSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "lps_site.browser_middleware.BrowserAuthenticationMiddleware",
+    "lps_site.browser_middleware.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # The admin's Content-Security-Policy, with a nonce for the console's inline blocks.
+    # The admin's Content-Security-Policy, with a nonce for the console's inline blocks (none on API paths).
     "console.content_security.ContentSecurityPolicyMiddleware",
     "lps_site.http_metrics.HttpMetricsMiddleware",
-    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page. Left as it is on API paths: it
+    # costs one attribute look-up there, and axes's system check asks for this very name.
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -95,12 +100,15 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=embedded_pg.url())}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Django's PostgreSQL backend, its health check read off the socket instead of a SELECT 1 on every request.
+DATABASES["default"]["ENGINE"] = "lps_site.postgres_backend"
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 # Parallel test runs on one server (CI, several developers) each get their own test database.
 DATABASES["default"]["TEST"] = {"NAME": "test_lps" + env.str("LPS_TEST_DB_SUFFIX", default="")}
 if env.str("DATABASE_REPLICA_URL", default=""):
     DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"]["ENGINE"] = "lps_site.postgres_backend"
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["lps_site.db_router.ObservingReadsRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from api import keys, ratelimit
+from api import auth, keys, ratelimit
 from api.codes import ResultCode
 from api.models import ApiClient
 from jobs.models import Job
@@ -110,6 +110,17 @@ def test_keys_are_stored_only_as_a_prefix_and_a_hash(shop):
     assert row.key_hash == keys.hash_key(shop.api_key)
     assert shop.api_key.startswith(f"lps_{row.key_prefix}_")
     assert keys.authenticate(shop.api_key) == row
+
+
+def test_the_admitted_client_is_its_row_as_the_orm_reads_it(operator):
+    auth.admit(operator.api_key, operator_only=True)  # Its first use writes last_used_at; the second leaves it.
+    admitted = auth.admit(operator.api_key, operator_only=True)
+    stored = ApiClient.objects.get(pk=operator.client.pk)
+
+    assert [getattr(admitted, f.attname) for f in ApiClient._meta.concrete_fields] == [
+        getattr(stored, f.attname) for f in ApiClient._meta.concrete_fields
+    ]
+    assert admitted.is_operator
 
 
 def test_last_used_at_is_written_on_first_use_and_not_again_within_the_minute(client, shop):

@@ -9,6 +9,8 @@ import pytest
 from django.utils import timezone
 
 from api.codes import ResultCode
+from api.envelope import dumps
+from api.schemas import JobEnvelopeOut, job_out
 from jobs import queue
 from jobs.models import Job, JobStatus, Priority
 from lps_site.job_types import JobType
@@ -155,6 +157,40 @@ def test_a_finished_job_carries_its_result_without_nulls(as_shop):
         "rocket": True,
     }
     assert b"null" not in response.content
+
+
+SHAPED_RESULT = {
+    **FOUND_RESULT,
+    "left_out_more": 3,
+    "left_out": [
+        {"why": "ad", "price": 9900, "title": "광고 삼다수", "marketplace": "coupang", "rank": 1},
+        {"marketplace": "naver", "price": 9000, "title": "품절", "why": "sold_out", "product_id": "77"},
+    ],
+    "price_check": {"gap_won": 100, "your_price": 13000, "lowest_price": 12900, "gap_percent": 0.8, "note": "x"},
+    "product_code": "P0",
+    "searched_at": "2026-01-02T03:04:05Z",
+}
+# Not SearchResultOut's shape (a reason it does not know): JobOut takes it as a plain dict.
+UNSHAPED_RESULT = {**FOUND_RESULT, "left_out": [{"why": "other", "price": 1}]}
+
+
+@pytest.mark.parametrize(
+    "result", [None, FOUND_RESULT, SHAPED_RESULT, UNSHAPED_RESULT], ids=["pending", "found", "shaped", "unshaped"]
+)
+def test_a_job_is_rendered_byte_for_byte_as_the_validation_of_its_documented_shape_renders_it(as_shop, result):
+    job_id = uuid.UUID(as_shop.post("/v1/lps/search", {"products": products(1)}).json()["jobs"][0]["job_id"])
+    if result is not None:
+        _finish(job_id, result)
+    job = Job.objects.get(job_id=job_id)
+    job.last_error = "TimeoutError: the page did not load"
+    job.save(update_fields=["last_error"])
+
+    response = as_shop.get(f"/v1/lps/jobs/{job_id}")
+
+    validated = JobEnvelopeOut.model_validate({"result": ResultCode.SUCCESS, "job": job_out(job)}).model_dump()
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert response.content == dumps(validated).encode()
 
 
 def test_an_unknown_job_is_404_with_lps_job_not_found(as_shop):

@@ -1,0 +1,92 @@
+"""The database backend's health check (lps_site/postgres_backend): a kept connection the server closed is
+replaced before a request uses it, and a healthy one costs no round trip."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import psycopg
+import pytest
+from django.core.wsgi import get_wsgi_application
+from django.db import connection
+
+from api import keys
+from tests.addresses import database_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def _last_statement(pid: int) -> str:
+    """What the server process `pid` last ran, as another connection sees it."""
+    with psycopg.connect(database_url(), autocommit=True) as other:
+        return other.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()[0]
+
+
+def _terminate(pid: int) -> None:
+    """End the server process of a connection, as a restart or an idle timeout does, and wait until it is gone."""
+    with psycopg.connect(database_url(), autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+
+
+def test_an_idle_connection_is_found_healthy_without_running_anything():
+    pid = _backend_pid()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 'the last statement'")
+
+    assert connection.is_usable()
+    assert _last_statement(pid) == "SELECT 'the last statement'"
+
+
+def test_a_connection_whose_server_process_ended_is_not_usable():
+    _terminate(_backend_pid())
+
+    assert not connection.is_usable()
+    connection.close()
+
+
+def _get(application, path: str, api_key: str) -> tuple[str, dict]:
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "127.0.0.1",
+        "HTTP_X_API_KEY": api_key,
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+    }
+    answer = {}
+
+    def start_response(status, headers, exc_info=None):
+        answer["status"] = status
+
+    body = b"".join(application(environ, start_response))
+    return answer["status"], json.loads(body)
+
+
+def test_a_request_after_the_server_closed_the_kept_connection_is_answered_on_a_new_one():
+    assert connection.settings_dict["CONN_MAX_AGE"] > 0
+    assert connection.settings_dict["CONN_HEALTH_CHECKS"]
+    application = get_wsgi_application()
+    shop = keys.issue_key("shop")
+    missing = "/v1/lps/jobs/00000000-0000-0000-0000-000000000001"
+    assert _get(application, missing, shop.api_key)[0] == "404 Not Found"
+    kept = _backend_pid()
+
+    _terminate(kept)
+    status, body = _get(application, missing, shop.api_key)
+
+    assert (status, body["result"]) == ("404 Not Found", 1500), body
+    assert _backend_pid() != kept
