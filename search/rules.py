@@ -696,6 +696,18 @@ def _orders_apart(offered: set[float], values: set[float]) -> bool:
     return bool(pairs) and all(max(a, b) / min(a, b) >= MEASURES_APART for a, b in pairs)
 
 
+_MEASURE_SHAPED_BRANDS = frozenset(
+    alias for aliases in BRAND_ALIASES for alias in aliases if re.fullmatch(r"\d+(?:\.\d+)?[a-z]{1,2}", alias)
+)
+"""Brands written as a number and a unit's letters (3M): read as a measure as readily as a maker."""
+
+
+def _brand_spelled_as_a_measure(name: Title, listing: Title) -> str | None:
+    """A measure-shaped brand (3M) either side writes as a word of its own, which the measures may have read."""
+    words = set(name.text.split()) | set(listing.text.split())
+    return next(iter(sorted(words & _MEASURE_SHAPED_BRANDS)), None)
+
+
 class OtherMeasure(Rule):
     """A different capacity, volume, weight, screen or servings (256GB, 500ml, 65인치, 6인용) is another product;
     the same total in smaller units, or a measure of something else entirely, is uncertain."""
@@ -719,6 +731,10 @@ class OtherMeasure(Rule):
                 if _orders_apart(offered, values):
                     # 3.5mm for a 6m cable: a jack, a thread or a part measured, not another length of the product.
                     return Doubt(f"{dimension} {show(offered)} for {show(values)}: a measure of something else")
+                brand = _brand_spelled_as_a_measure(name, listing)
+                if brand:
+                    # 3M 포스트잇 read as 3 metres: a maker whose name is a number and a unit. Never sure.
+                    return Doubt(f"{dimension} {show(offered)} for {show(values)}, and {brand} may be a brand")
                 return Reject(f"different {dimension}: {show(offered)} instead of {show(values)}")
         return None
 
@@ -802,7 +818,70 @@ class OtherModelNumber(Rule):
         if all(_YEAR.fullmatch(number) for number in other):
             # 2025 for 2022: an edition, a model year or the year a book was printed; which one, no rule reads.
             return Doubt(f"{said} (a year)")
+        if _multiplied_to(other[0], other[1], context.listing.text):
+            # 6패드 x 2개 for 12패드: the number is a count or a size in smaller packs, as much as a model's. Never
+            # sure.
+            return Doubt(f"{said}, but {other[0]} times the title's multiplier is {other[1]}")
         return Reject(said)
+
+
+def _multiplied_to(theirs: str, ours: str, text: str) -> bool:
+    """The title writes `theirs` (with a word after it or none) times a number that makes `ours` (6패드 x 2)."""
+    if not (theirs.isdigit() and ours.isdigit()):
+        return False
+    for match in re.finditer(rf"(?<![0-9.]){theirs}\s*[가-힣a-z]*\s*[x×*]\s*(\d+)(?![0-9.])", text):
+        if int(theirs) * int(match.group(1)) == int(ours):
+            return True
+    return False
+
+
+class OtherNumberOfOurWord(Rule):
+    """A number glued to a word of our name that no vocabulary reads (12패드, 30롤 where 롤 is unknown) and the same
+    word with another number in the title (1패드): another count, size or model, which no rule can name; uncertain."""
+
+    name = "other number of our word"
+
+    def check(self, context: Context) -> Finding:
+        ours = _numbered_words(context.name.plain)
+        theirs = _numbered_words(context.listing.plain)
+        products = _products_written(context.listing.plain)
+        for word, numbers in ours.items():
+            offered = theirs.get(word)
+            if offered and not offered & numbers and not numbers & products:
+                return Doubt(f"{'/'.join(sorted(offered))}{word} for {'/'.join(sorted(numbers))}{word}")
+        return None
+
+
+_TIMES = re.compile(r"(?<![0-9.])(\d+)\s*[가-힣a-z]*\s*[x×*]\s*(\d+)(?![0-9.])")
+_DATE_WORDS = frozenset({"년", "월", "일", "호", "월호", "년도", "년식"})
+"""Words after a number that date an issue or a model year (24년 10월호): compared by the year rules, if at all."""
+
+
+_ADDED = re.compile(r"(?<![0-9.])(\d+)\s*[가-힣a-z]*\s*\+\s*(\d+)(?![0-9.])")
+
+
+def _products_written(text: str) -> set[str]:
+    """Each total the text writes as two numbers multiplied or added (7일 x 2칸: 14; 5+5볼: 10), as digits."""
+    return {str(int(one) * int(other)) for one, other in _TIMES.findall(text)} | {
+        str(int(one) + int(other)) for one, other in _ADDED.findall(text)
+    }
+
+
+def _read_elsewhere(word: str) -> bool:
+    """A word after a number that the counts, measures or sizes already read (개입, 매, 인치, 세대)."""
+    return word in COUNT_UNITS or word.removesuffix("입") in COUNT_UNITS or word in MEASURE_UNITS or word in _DATE_WORDS
+
+
+_NUMBERED_WORD = re.compile(r"(?<![0-9a-z.])(\d+)([가-힣]{1,3})(?![가-힣])")
+
+
+def _numbered_words(text: str) -> dict[str, set[str]]:
+    """Each Hangul word of one to three syllables written right after a number (12패드), with its numbers."""
+    found: dict[str, set[str]] = {}
+    for number, word in _NUMBERED_WORD.findall(text):
+        if not _read_elsewhere(word):
+            found.setdefault(word, set()).add(number)
+    return found
 
 
 class MeasureLeftOpen(Rule):
@@ -840,6 +919,7 @@ class MeasureAndSize(RuleOfParts):
         ShortWordSwapped(),
         UnstatedScale(),
         OtherModelNumber(),
+        OtherNumberOfOurWord(),
         MeasureLeftOpen(),
     )
 

@@ -1757,3 +1757,21 @@ def test_an_unknown_colour_word_of_ours_left_out_a_code_tail_and_packs_multiplie
     assert (ruled.same_product, is_sure) == (False, False), ruled.reason
     ruled, is_sure = verdict(coffee, "달빛 커피믹스 12g 30T x 3개")
     assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+
+
+def test_a_number_on_an_unread_word_a_model_number_multiplied_and_a_measure_shaped_brand_are_never_sure():
+    # 칸 after a number is no counter the vocabulary reads: 1칸 for 12칸 is another count, size or model for all any
+    # rule can say; 6칸 x 2 multiplies to ours.
+    drawers = ProductQuery(product_code="D-1", product_name="맑은숲 서랍 정리함 12칸", model_code="DR-12")
+    ruled, is_sure = verdict(drawers, "맑은숲 서랍 정리함 DR-12 1칸")
+    assert (ruled.same_product, is_sure) == (False, False), ruled.reason
+    ruled, is_sure = verdict(drawers, "맑은숲 서랍 정리함 DR-12 6칸 x 2개")
+    assert "6칸 for 12칸" not in ruled.reason, ruled.reason
+    # 8장 x 3 for 24장 where 장 were a model's number: the title multiplies it to ours, so it is not surely another.
+    cards = ProductQuery(product_code="C-1", product_name="하늘 카드 24장", brand="하늘")
+    ruled, is_sure = verdict(cards, "하늘 카드 8장 x 3개")
+    assert is_sure is False, ruled.reason
+    # 3M read as three metres in a name that gives no brand: a length of 76mm is not surely another product.
+    tape = ProductQuery(product_code="M-1", product_name="3M 스카치 매직테이프 810", model_code="810")
+    ruled, is_sure = verdict(tape, "Scotch Magic Tape 810 19mm x 33m")
+    assert is_sure is False, ruled.reason
