@@ -24,10 +24,10 @@ from api.codes import ResultCode
 from api.envelope import error_response, failure
 from api.exceptions import ApiError, EndpointNotFound, InvalidRequest
 from api.request_body import JSON_MEDIA_TYPE, read_body
+from lps_site.browser_middleware import API_PREFIX
 
 log = logging.getLogger(__name__)
 
-API_PREFIX = "/v1/"
 # C0 and C1 control characters and DEL: none is in any path of the API.
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Headers of an error page that still mean something once the body is an envelope.

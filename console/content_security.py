@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-API_PREFIX = "/v1/"
+from lps_site.browser_middleware import API_PREFIX
 
 
 def policy(nonce: str) -> str:

@@ -19,7 +19,8 @@ from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
 
 API_PREFIX = "/v1/"
-"""The API's paths (api/middleware.py's prefix; lps_site imports no app)."""
+"""The API's paths: defined here, on the floor below the apps, for the API's envelope (api/middleware.py), the
+console's Content-Security-Policy and the middlewares here to tell them apart from the browser's."""
 
 
 class _NotOnApiPaths:

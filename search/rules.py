@@ -177,6 +177,8 @@ class Product:
     """The whole name normalised, what it says is included too (필터펌프 포함), which its title drops."""
     named_by_code: bool = False
     """The shop named the product by its model code alone ("SM-R510"): the name says no brand, line or variant."""
+    numbered_words: dict[str, set[str]] = field(default_factory=dict)
+    """The name's words written after a number that no vocabulary reads (패드 of 12패드), with their numbers."""
 
     def read(self, title: str) -> Title:
         """A listing's title read beside this product: what its words and sizes tell apart."""
@@ -231,6 +233,7 @@ class Product:
             written=written,
             name_as_written=normalise(query.product_name),
             named_by_code=bool(codes) and compact(query.product_name) in codes,
+            numbered_words=_numbered_words(name.plain),
         )
 
 
@@ -705,7 +708,7 @@ _MEASURE_SHAPED_BRANDS = frozenset(
 def _brand_spelled_as_a_measure(name: Title, listing: Title) -> str | None:
     """A measure-shaped brand (3M) either side writes as a word of its own, which the measures may have read."""
     words = set(name.text.split()) | set(listing.text.split())
-    return next(iter(sorted(words & _MEASURE_SHAPED_BRANDS)), None)
+    return min(words & _MEASURE_SHAPED_BRANDS, default=None)
 
 
 class OtherMeasure(Rule):
@@ -825,14 +828,20 @@ class OtherModelNumber(Rule):
         return Reject(said)
 
 
+_TIMES = re.compile(r"(?<![0-9.])(\d+)\s*[가-힣a-z]*\s*[x×*]\s*(\d+)(?![0-9.])")
+"""A number (with a word after it or none) times a number: 6패드 x 2, 7일 x 2칸."""
+
+
 def _multiplied_to(theirs: str, ours: str, text: str) -> bool:
-    """The title writes `theirs` (with a word after it or none) times a number that makes `ours` (6패드 x 2)."""
+    """The title writes `theirs` times a number that makes `ours` (6패드 x 2 for 12), wherever it begins."""
     if not (theirs.isdigit() and ours.isdigit()):
         return False
-    for match in re.finditer(rf"(?<![0-9.]){theirs}\s*[가-힣a-z]*\s*[x×*]\s*(\d+)(?![0-9.])", text):
-        if int(theirs) * int(match.group(1)) == int(ours):
-            return True
-    return False
+    return any(
+        (match := _TIMES.match(text, start))
+        and match.group(1) == theirs
+        and int(theirs) * int(match.group(2)) == int(ours)
+        for start in range(len(text))
+    )
 
 
 class OtherNumberOfOurWord(Rule):
@@ -842,19 +851,15 @@ class OtherNumberOfOurWord(Rule):
     name = "other number of our word"
 
     def check(self, context: Context) -> Finding:
-        ours = _numbered_words(context.name.plain)
+        ours = context.product.numbered_words
+        if not ours:
+            return None
         theirs = _numbered_words(context.listing.plain)
-        products = _products_written(context.listing.plain)
         for word, numbers in ours.items():
             offered = theirs.get(word)
-            if offered and not offered & numbers and not numbers & products:
+            if offered and not offered & numbers and not numbers & _products_written(context.listing.plain):
                 return Doubt(f"{'/'.join(sorted(offered))}{word} for {'/'.join(sorted(numbers))}{word}")
         return None
-
-
-_TIMES = re.compile(r"(?<![0-9.])(\d+)\s*[가-힣a-z]*\s*[x×*]\s*(\d+)(?![0-9.])")
-_DATE_WORDS = frozenset({"년", "월", "일", "호", "월호", "년도", "년식"})
-"""Words after a number that date an issue or a model year (24년 10월호): compared by the year rules, if at all."""
 
 
 _ADDED = re.compile(r"(?<![0-9.])(\d+)\s*[가-힣a-z]*\s*\+\s*(\d+)(?![0-9.])")
@@ -865,6 +870,10 @@ def _products_written(text: str) -> set[str]:
     return {str(int(one) * int(other)) for one, other in _TIMES.findall(text)} | {
         str(int(one) + int(other)) for one, other in _ADDED.findall(text)
     }
+
+
+_DATE_WORDS = frozenset({"년", "월", "일", "호", "월호", "년도", "년식"})
+"""Words after a number that date an issue or a model year (24년 10월호): compared by the year rules, if at all."""
 
 
 def _read_elsewhere(word: str) -> bool:
