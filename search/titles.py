@@ -206,6 +206,7 @@ _HANGUL_COLOUR_ENDINGS = sorted(
 )
 
 
+@lru_cache(maxsize=8192)
 def colour_named(word: str) -> str | None:
     """The colour a word names: a colour word, or a Hangul word ending in one (린넨블랙, 올블랙, 새벽그레이 are
     black, black, gray: a shade's name before the colour)."""
@@ -316,8 +317,14 @@ class Title:
     """What the title says it comes without ("헤드레스트 미포함", "충전기 별매"), compacted."""
 
 
+@lru_cache(maxsize=1024)
 def normalise(text: str) -> str:
-    """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits."""
+    """NFKC, case-folded, brackets as spaces, ratings (SPF50+) dropped, Hangul split from Latin and digits.
+
+    Cached for one search's worth of titles: a title is normalised by several readers (its words, what its gifts
+    took out, its codes) and in both of the judge's passes, and a product's own words on every candidate. Small on
+    purpose: a search reuses its own readings, not another's, and a bench that repeats pages must not look faster
+    for it."""
     text = _VULGAR_FRACTION.sub(lambda m: f"{m.group(1)}{_VULGAR_VALUES[m.group(2)]}", text or "")
     text = unicodedata.normalize("NFKC", text).casefold()
     text = _MIXED_FRACTION.sub(_mixed_fraction, text)
@@ -379,9 +386,13 @@ def _dimension_word(match: re.Match) -> str:
     return f" {match.group(1)}by{match.group(2)}{'by' + height if height else ''} "
 
 
+@lru_cache(maxsize=1024)
 def compact(text: str) -> str:
     """Letters and digits only: `SM-S928N`, `sm s928n` and `SMS928N` all become `sms928n`."""
-    return re.sub(rf"[^0-9a-z{_HANGUL}]", "", unicodedata.normalize("NFKC", text or "").casefold())
+    return _NOT_LETTER_OR_DIGIT.sub("", unicodedata.normalize("NFKC", text or "").casefold())
+
+
+_NOT_LETTER_OR_DIGIT = re.compile(rf"[^0-9a-z{_HANGUL}]")
 
 
 def without_gifts(raw: str) -> str:
