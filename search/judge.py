@@ -7,7 +7,8 @@ says Reject (sure not the product), Doubt (uncertain), Caution (same at best, ne
 is sure only when nothing in the listing speaks against it.
 
 Price is judged against the page: judge_listings sees the whole candidate list of a round, so the rules run
-twice. The first pass finds the page's strong matches (the product's words or code with nothing against them);
+twice (the second from the first rule that read the price: search.rules.judge_priced). The first pass finds the
+page's strong matches (the product's words or code with nothing against them);
 the reference price is the lower of the shop's own `price`, when sent, and the median price of those strong
 matches; the second pass judges every candidate with it (search.rules.PricePlausibility: far below it is not
 believed on words alone).
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from search import review
 from search.evidence import evidence_of
 from search.listings import Judgement, Listing, ProductQuery, Verdict
-from search.rules import Context, Product, RuleVerdict, judge_context
+from search.rules import Context, Product, RuleVerdict, judge_context, judge_priced
 from search.verification import verify_lowest
 
 if TYPE_CHECKING:
@@ -70,12 +71,12 @@ def judge_by_rules(product: ProductQuery, candidates: list[Listing] | list[str])
     wanted = Product.of(product)
     titles = [candidate if isinstance(candidate, str) else candidate.title for candidate in candidates]
     prices = [None if isinstance(candidate, str) else candidate.price for candidate in candidates]
-    read = [wanted.read(title) for title in titles]
-    first = [judge_context(Context(wanted, listing)) for listing in read]
+    contexts = [Context(wanted, wanted.read(title)) for title in titles]
+    first = [judge_context(context) for context in contexts]
     reference = reference_price(product, [price for price, ruled in zip(prices, first, strict=True) if ruled.strong])
     ruled = [
-        judge_context(Context(wanted, listing, price=price, reference_price=reference))
-        for listing, price in zip(read, prices, strict=True)
+        judge_priced(context, verdict, price, reference)
+        for context, verdict, price in zip(contexts, first, prices, strict=True)
     ]
     return [_verdict(index, verdict) for index, verdict in enumerate(ruled)]
 

@@ -245,12 +245,22 @@ class Context:
     listing: Title
     price: int | None = None
     reference_price: int | None = None
-    """The page's reference price (search.judge.judge_by_rules): None on the first pass."""
+    """The page's reference price (search.judge.judge_by_rules): None on the first pass. Rules read both through
+    page_prices(), never directly, so that judge_context knows which rule first looked at them."""
     code_found: str | None = None
     """Our model code as the listing writes it, set by OtherModel."""
     code_exact: bool = False
     """The code is ours exactly or with a known regional/colour tail (not extended by unknown letters)."""
     findings: list[Finding] = field(default_factory=list)
+    price_read: bool = False
+    """A rule has read the price (page_prices)."""
+    priced_from: PricedFrom | None = None
+    """Where the rules stood when one first read the price: the second pass resumes there (judge_priced)."""
+
+    def page_prices(self) -> tuple[int | None, int | None]:
+        """The listing's price and the page's reference price, the only way a rule reads them."""
+        self.price_read = True
+        return self.price, self.reference_price
 
     @property
     def name(self) -> Title:
@@ -345,7 +355,7 @@ class MadeFor(Rule):
                 # the word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트
                 # 어댑터 for a hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
                 return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
-            if not marked and not (context.price and context.reference_price):
+            if not marked and not all(context.page_prices()):
                 # No price to tell a part's from the product's and no mark that it is made for the product: the word
                 # is the only witness, and it has other readings (민지 커버 on an album: the cover it comes in).
                 return Doubt(f"{kind} ({word}) named, with no made-for mark and no price to tell")
@@ -437,19 +447,13 @@ def _priced_as_the_product(context: Context) -> bool:
     """Our model code (or every word of our name) is there and the price is near the page's reference price (an
     accessory costs far less);
     the caller also asks that nothing marks the listing as made for the product (전용, 호환, "…용")."""
-    return bool(
-        (_our_code_exact(context) or _every_word_of_ours(context))
-        and context.price
-        and context.reference_price
-        and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
-    )
+    return bool((_our_code_exact(context) or _every_word_of_ours(context)) and _priced_as_a_product(context))
 
 
 def _priced_as_a_product(context: Context) -> bool:
     """The price is PRICED_AS_PRODUCT_SHARE of the page's reference price or more: not what an accessory costs."""
-    return bool(
-        context.price and context.reference_price and context.price >= PRICED_AS_PRODUCT_SHARE * context.reference_price
-    )
+    price, reference = context.page_prices()
+    return bool(price and reference and price >= PRICED_AS_PRODUCT_SHARE * reference)
 
 
 def _every_word_of_ours(context: Context) -> bool:
@@ -1396,10 +1400,11 @@ class PricePlausibility(Rule):
     name = "price plausibility"
 
     def check(self, context: Context) -> Finding:
-        if context.price is None or not context.reference_price:
+        price, reference = context.page_prices()
+        if price is None or not reference:
             return None
-        if context.price < FAR_BELOW_SHARE * context.reference_price:
-            return Doubt(f"price {context.price:,}원 is under half of the page's {context.reference_price:,}원")
+        if price < FAR_BELOW_SHARE * reference:
+            return Doubt(f"price {price:,}원 is under half of the page's {reference:,}원")
         return None
 
 
@@ -1624,11 +1629,25 @@ class RuleVerdict:
     """A match with nothing against it but its price unknown: counted into the page's reference price."""
 
 
-def judge_context(context: Context) -> RuleVerdict:
-    """Run RULES in order over one listing: the first Reject decides; Doubts make it uncertain; a model code
-    match with no Doubt or Caution is sure; a word match is "same" but never sure."""
-    for rule in RULES:
-        finding = rule.check(context)
+@dataclass(frozen=True)
+class PricedFrom:
+    """The rules' state just before the first rule that read the price ran: its place in RULES, how many findings
+    the rules before it had made, and the code OtherModel had found by then."""
+
+    position: int
+    findings: int
+    code_found: str | None
+    code_exact: bool
+
+
+def judge_context(context: Context, start: int = 0) -> RuleVerdict:
+    """Run RULES in order (from `start`) over one listing: the first Reject decides; Doubts make it uncertain; a
+    model code match with no Doubt or Caution is sure; a word match is "same" but never sure."""
+    for position in range(start, len(RULES)):
+        state = PricedFrom(position, len(context.findings), context.code_found, context.code_exact)
+        finding = RULES[position].check(context)
+        if context.price_read and context.priced_from is None:
+            context.priced_from = state
         if isinstance(finding, Reject):
             return RuleVerdict(False, True, False, finding.reason)
         if finding is not None:
@@ -1654,3 +1673,24 @@ def judge_context(context: Context) -> RuleVerdict:
     if cautions:
         return RuleVerdict(True, False, False, f"{said}, but {'; '.join(cautions[:2])}")
     return RuleVerdict(True, False, False, said, strong=True)
+
+
+def judge_priced(first: Context, first_verdict: RuleVerdict, price: int | None, reference: int | None) -> RuleVerdict:
+    """The listing judged again with its price and the page's reference price, after a first pass without them.
+
+    The rules are functions of what they read: those that ran before any rule read the price say the same again,
+    so the second pass resumes where the first read it (first.priced_from), with the findings and code the rules
+    before it made; when no rule read it, the first verdict stands. The same verdict as judging from the start."""
+    resume = first.priced_from
+    if resume is None:
+        return first_verdict
+    again = Context(
+        first.product,
+        first.listing,
+        price=price,
+        reference_price=reference,
+        code_found=resume.code_found,
+        code_exact=resume.code_exact,
+        findings=first.findings[: resume.findings],
+    )
+    return judge_context(again, start=resume.position)
