@@ -47,7 +47,7 @@ def judge_listings(product: ProductQuery, candidates: list[Listing], *, llm: Llm
         return Judgement(verdicts=[verdict for verdict, _ in ruled], judge="rules", settled_by_rules=len(ruled))
     unsure = [index for index, (_, sure) in enumerate(ruled) if not sure]
     if not unsure:
-        checked, usage, asked = verify_lowest(product, candidates, [v for v, _ in ruled], [s for _, s in ruled], llm)
+        checked, usage, asked = verify_lowest(product, candidates, [v for v, _ in ruled], ruled, llm)
         return Judgement(verdicts=checked, usage=usage, judge="llm" if asked else "rules", settled_by_rules=len(ruled))
     evidence = evidence_of(product, [candidates[i].title for i in unsure], [ruled[i][0].reason for i in unsure])
     asked = llm.judge(product, [candidates[index] for index in unsure], evidence=evidence)
@@ -55,7 +55,7 @@ def judge_listings(product: ProductQuery, candidates: list[Listing], *, llm: Llm
     for answer in asked.verdicts:
         index = unsure[answer.index]
         verdicts[index] = Verdict(index, answer.same_product, answer.confidence, answer.reason, source="llm")
-    verdicts, checked_usage, _ = verify_lowest(product, candidates, verdicts, [sure for _, sure in ruled], llm)
+    verdicts, checked_usage, _ = verify_lowest(product, candidates, verdicts, ruled, llm)
     return Judgement(
         verdicts=verdicts,
         usage=asked.usage + checked_usage,

@@ -2,10 +2,11 @@
 
 A shop prices from one number, the lowest match's. When that match rests on the LLM's word, or its price is far
 below the page's sure matches or the shop's own price (where an accessory, a used unit or a monthly fee hides),
-the LLM is asked about that one listing once more, alone, with what the rules read of it: a verdict given in a
-list of twenty is checked in a question of one. If the LLM now says it is not the product, the listing is turned
-down (source "llm", the reason says so) and the next cheapest match is the lowest, checked the same way, at most
-MAX_CHECKS times in a round. A listing the LLM confirms keeps its verdict, its confidence the lower of the two.
+the LLM is asked about that one listing once more, alone, with what the rules read of it and why they doubted
+it (not the verdict being checked): a verdict given in a list of twenty is checked in a question of one. If the
+LLM now says it is not the product, the listing is turned down (source "llm", the reason says so) and the next
+cheapest match is the lowest, checked the same way, at most MAX_CHECKS times in a round. A listing the LLM
+confirms keeps its verdict, its confidence the lower of the two.
 """
 
 from __future__ import annotations
@@ -33,12 +34,14 @@ def verify_lowest(
     product: ProductQuery,
     candidates: list[Listing],
     verdicts: list[Verdict],
-    sure: list[bool],
+    ruled: list[tuple[Verdict, bool]],
     llm: LlmClient,
 ) -> tuple[list[Verdict], TokenUsage, int]:
     """`verdicts` with the lowest match checked as the module docstring says; the tokens spent and the questions
-    asked. `sure` says, per candidate, whether the rules settled it."""
+    asked. `ruled` is the rules' own verdict per candidate and whether they were sure of it: the question carries
+    the rules' reason, never the answer being checked (a model shown its own "same, because …" tends to agree)."""
     verdicts = list(verdicts)
+    sure = [settled for _, settled in ruled]
     usage, asked = TokenUsage(), 0
     references = _references(product, candidates, verdicts, sure)
     checked: set[int] = set()
@@ -50,7 +53,7 @@ def verify_lowest(
         far_below = any(listing.price < FAR_BELOW * reference for reference in references)
         if verdict.source != "llm" and not far_below:
             break
-        evidence = evidence_of(product, [listing.title], [verdict.reason])
+        evidence = evidence_of(product, [listing.title], [ruled[lowest][0].reason])
         answer = llm.judge(product, [listing], evidence=evidence)
         usage, asked = usage + answer.usage, asked + 1
         checked.add(lowest)

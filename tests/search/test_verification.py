@@ -71,15 +71,18 @@ def test_a_models_wrong_same_on_the_cheapest_listing_becomes_the_next_one(llm, f
     assert result["metrics"]["tokens"]["total"] == sum(u["total_tokens"] for u in fake_openai.usage_served)
 
 
-def test_the_question_of_one_carries_what_the_rules_read_of_the_listing(llm, fake_openai):
-    fake_openai.queue_response(answer(True), times=2)
+def test_the_question_of_one_carries_what_the_rules_read_of_the_listing_not_the_answer_it_checks(llm, fake_openai):
+    fake_openai.queue_response(answer(True, reason="the same earbuds, white"), times=2)
 
     search(llm, [listing(UNSURE_CHEAP, 89_000, 1), listing(SURE, 199_000, 2)])
 
-    check = json.loads(fake_openai.judge_requests[-1]["messages"][-1]["content"])
+    first, check = (json.loads(request["messages"][-1]["content"]) for request in fake_openai.judge_requests)
     [candidate] = check["candidates"]
     assert (candidate["index"], candidate["title"]) == (0, UNSURE_CHEAP)
-    assert candidate["rules"]  # why the rules could not decide
+    assert candidate["rules"]  # why the rules could not decide ...
+    assert candidate["rules"] == first["candidates"][0]["rules"]  # ... as the first question said it
+    assert candidate.get("read") == first["candidates"][0].get("read")
+    assert "the same earbuds" not in json.dumps(check, ensure_ascii=False)  # not the model's own "same, because"
 
 
 def test_every_match_turned_down_alone_leaves_the_sure_one_lowest(llm, fake_openai):
