@@ -85,6 +85,17 @@ def _tailed(code: str, whole: str, listing: Title) -> bool:
     return _separated_after(code, whole, listing)
 
 
+def numbered_tail(code: str, listing: Title) -> str | None:
+    """The digits a title writes after our code and a separator (BKR6E-11 for BKR6E, HX9044/67 for HX9044): an
+    option's or a pack's code as often as another model of the line's (a spark plug's gap, a market's edition);
+    None when it writes none."""
+    for whole in listing.full_codes:
+        tail = whole.removeprefix(code)
+        if tail != whole and tail.isdigit() and _separated_after(code, whole, listing):
+            return tail
+    return None
+
+
 def _after_our_code(code: str, candidate: str, listing: Title) -> str | None:
     """What the title writes after the characters of our code, in its writing of `candidate`; None if it ends first."""
     written = listing.codes.get(candidate, "")

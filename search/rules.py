@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from search.listings import ProductQuery
-from search.model_codes import code_in, of_our_family, other_code, other_model_number
+from search.model_codes import code_in, numbered_tail, of_our_family, other_code, other_model_number
 from search.titles import (
     GARMENT_GROUPS,
     MIN_CODE_CHARS,
@@ -125,6 +125,8 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 
 _COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
 _GIFT_SET = re.compile(r"선물세트|기획세트|세트\s*\d+\s*호|\d+\s*호\s*세트|gift\s*set")
+_SET_WORD = re.compile(r"세트|(?<![a-z])set(?![a-z])")
+"""A name that calls the product a set (게양세트, 공구세트, set): its title may list the pieces with pluses."""
 _YEAR = re.compile(r"19[5-9]\d|20[0-4]\d")
 """A model number that is a year."""
 
@@ -361,6 +363,11 @@ class MadeFor(Rule):
                 return Doubt(f"{kind} ({word}) named, with no made-for mark and no price to tell")
             return Reject(f"{kind} ({word}), not the product itself")
         if listing.compatible and not name.compatible:
+            fits = _fits_others_beside_ours(context)
+            if fits:
+                # 불스원 … 바디커버 SUV 대형 팰리세이드 모하비 호환: the product named in full, maker and all, then what
+                # it fits (a car cover's cars, a filter's machines), as much as a part made for those. Never sure.
+                return Doubt(f"the product named in full, then what it fits ({fits} {listing.compatible})")
             return Reject(f"a compatible item ({listing.compatible}), not the product itself")
         made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
         if made_for and not name.accessory_kinds and _only_after_a_plus(made_for, context):
@@ -390,6 +397,25 @@ class MadeFor(Rule):
             # only by its code; a device sold in its place is a Doubt the LLM settles.
             return Doubt(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+def _fits_others_beside_ours(context: Context) -> str | None:
+    """The word a compatible mark follows when the title names every naming word of ours (and our maker, when the
+    product has a known one), and that word is none of ours (팰리세이드 in "불스원 … SUV 대형 팰리세이드 모하비
+    호환"): what the product fits. None otherwise: "다이슨 V12 호환 필터" is for our product, and a title without our
+    maker may be anyone's part."""
+    listing = context.listing
+    head = listing.text.partition(listing.compatible)[0].split()
+    has_maker = bool(context.product.brand_groups or context.product.query.brand)
+    if not head or (has_maker and not context.ours_named) or not _every_word_of_ours(context):
+        return None
+    before = head[-1]
+    ours = (
+        before in context.name.words
+        or compact(before) in compact(context.product.query.brand or "")
+        or bool(brand_groups_of([before], before) & context.product.brand_groups)
+    )
+    return None if ours else before
 
 
 def _only_after_a_plus(words: Iterable[str], context: Context) -> bool:
@@ -486,6 +512,10 @@ class Bundle(Rule):
             if _GIFT_SET.search(context.name.text):
                 # The shop's product is itself a gift set (선물세트 3호): a "+" may list what is in it. Never sure.
                 return Caution(f"a set, and the product is one: {context.listing.bundle}")
+            if _SET_WORD.search(context.name.text) or _names_a_kit(context.name):
+                # 태극기 가정용 게양세트 for "… 게양세트 깃대+깃봉+국기함": a product that names itself a set or kit may
+                # be listed by its pieces, or sold with one more. Which one, no rule reads.
+                return Doubt(f"a plus, and the product names itself a set ({context.listing.bundle})")
             added = context.listing.bundle.removeprefix("+ ")
             if added != context.listing.bundle and _names_its_pieces(added, context) and _our_own_piece(added, context):
                 # 퀸+슈퍼싱글 for a family bed Q+SS: a product named with a plus of its own, and the title's plus adds
@@ -628,6 +658,11 @@ class OtherModel(Rule):
                 if len(words) > 1 and lacking and whole not in listing.compact and whole not in listing.raw_compact:
                     # B650-PLUS for "B650-PLUS WIFI": a word of our model code left out may be another model's.
                     return Doubt(f"the title lacks {lacking[0]} of our model code")
+                tail = numbered_tail(code, listing) if quality == "exact" else None
+                if tail:
+                    # BKR6E-11 for BKR6E: a number written after our code names an option, a pack or another
+                    # model of the line; the code alone does not say which. Never sure.
+                    context.findings.append(Caution(f"a number written after our model code (-{tail})"))
                 plus = _plus_after(code, listing)
                 if plus:
                     # EXL110+ for EXL110, s24+ 256gb: a plus sign on the code names a Plus version as often as not.

@@ -1775,3 +1775,24 @@ def test_a_number_on_an_unread_word_a_model_number_multiplied_and_a_measure_shap
     tape = ProductQuery(product_code="M-1", product_name="3M 스카치 매직테이프 810", model_code="810")
     ruled, is_sure = verdict(tape, "Scotch Magic Tape 810 19mm x 33m")
     assert is_sure is False, ruled.reason
+
+
+def test_what_a_product_fits_its_pieces_after_a_plus_and_a_number_after_its_code_are_never_sure():
+    # A seat cover named in full, then the cars it fits: a compatible mark after words none of ours is what the
+    # product fits as much as a part made for those cars. Never surely not ours.
+    seats = ProductQuery(product_code="S-1", product_name="달리미 카시트커버 5인승 블랙")
+    ruled, is_sure = verdict(seats, "달리미 카시트커버 5인승 블랙 쏘렌토 싼타페 호환")
+    assert is_sure is False, ruled.reason
+    # The compatible mark after our own word, with our maker left out: another maker's part for ours.
+    ruled, is_sure = verdict(seats, "카시트커버 5인승 블랙 달리미 호환")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    # A product that names itself a set, listed by its pieces: a plus is not surely another product.
+    cookware = ProductQuery(product_code="P-1", product_name="산들 캠핑 코펠세트 4인용")
+    ruled, is_sure = verdict(cookware, "산들 캠핑 코펠세트 4인용 냄비+프라이팬+주전자")
+    assert is_sure is False, ruled.reason
+    # Digits written after our code and a dash (a plug's gap, an option): the code alone is not proof.
+    plug = ProductQuery(product_code="P-2", product_name="한빛 점화플러그 HK7R", model_code="HK7R")
+    ruled, is_sure = verdict(plug, "한빛 HK7R-11 점화플러그")
+    assert is_sure is False, ruled.reason
+    ruled, is_sure = verdict(plug, "한빛 HK7R 점화플러그")
+    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
