@@ -322,12 +322,11 @@ class Condition(Rule):
         return None
 
 
-class MadeFor(Rule):
-    """An accessory, part or consumable (케이스, 필름, 이어팁 …), a compatible item (호환) or one made for the
-    product (전용, 교체용, "에어팟용") is not the product, unless the product is itself such an item.
-    Words: vocabulary/accessories.py."""
+class AccessoryWord(Rule):
+    """An accessory, part or consumable word (케이스, 필름, 이어팁 …) the product's name lacks: the part, not the
+    product, unless a plus adds it, the price says it comes with the product, or nothing can tell."""
 
-    name = "made-for, accessory and consumable"
+    name = "accessory word"
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
@@ -342,49 +341,81 @@ class MadeFor(Rule):
             # Note Sleeve for 노트 슬리브: the product's own name in the other script.
             and not sounds_like_one_of(word, name.words)
         }
-        if extra_kinds and _only_after_a_plus(extra_kinds.values(), context):
+        if not extra_kinds:
+            return None
+        kind, word = next(iter(extra_kinds.items()))
+        if _only_after_a_plus(extra_kinds.values(), context):
             # NE-U100 + 전용 파우치 + 마스크 세트: the part is what a plus adds to the product, in the box or beside it.
-            kind, word = next(iter(extra_kinds.items()))
             return Doubt(f"{kind} ({word}) added by a plus after the product: included with it, or a set")
-        if extra_kinds:
-            kind, word = next(iter(extra_kinds.items()))
-            marked = bool(listing.made_for or listing.compatible)
-            if _priced_as_the_product(context) and not marked:
-                # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
-                return Caution(f"{kind} ({word}) named, but priced as the product")
-            if not marked and _priced_as_a_product(context):
-                # An accessory word priced as the product is one reading of several: the part may come with it,
-                # the word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트
-                # 어댑터 for a hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
-                return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
-            if not marked and not all(context.page_prices()):
-                # No price to tell a part's from the product's and no mark that it is made for the product: the word
-                # is the only witness, and it has other readings (민지 커버 on an album: the cover it comes in).
-                return Doubt(f"{kind} ({word}) named, with no made-for mark and no price to tell")
-            return Reject(f"{kind} ({word}), not the product itself")
-        if listing.compatible and not name.compatible:
-            fits = _fits_others_beside_ours(context)
-            if fits:
-                # 불스원 … 바디커버 SUV 대형 팰리세이드 모하비 호환: the product named in full, maker and all, then what
-                # it fits (a car cover's cars, a filter's machines), as much as a part made for those. Never sure.
-                return Doubt(f"the product named in full, then what it fits ({fits} {listing.compatible})")
-            return Reject(f"a compatible item ({listing.compatible}), not the product itself")
+        marked = bool(listing.made_for or listing.compatible)
+        if _priced_as_the_product(context) and not marked:
+            # A bidet "리모컨" or a drill "케이스포함" priced as the machine: the part comes with it.
+            return Caution(f"{kind} ({word}) named, but priced as the product")
+        if not marked and _priced_as_a_product(context):
+            # An accessory word priced as the product is one reading of several: the part may come with it, the
+            # word say what it does (짐벌 셀카봉 삼각대) or name its own kind in another sense (멀티포트 어댑터 for a
+            # hub). Sure takes a second witness: a made-for mark, or a price an accessory has.
+            return Doubt(f"{kind} ({word}) named, but with no made-for mark and priced as the product")
+        if not marked and not all(context.page_prices()):
+            # No price to tell a part's from the product's and no mark that it is made for the product: the word is
+            # the only witness, and it has other readings (민지 커버 on an album: the cover it comes in).
+            return Doubt(f"{kind} ({word}) named, with no made-for mark and no price to tell")
+        return Reject(f"{kind} ({word}), not the product itself")
+
+
+class CompatibleMark(Rule):
+    """A compatible item (호환) is another maker's part for the product, unless the product is itself one or the
+    title names the product in full and then what it fits."""
+
+    name = "compatible mark"
+
+    def check(self, context: Context) -> Finding:
+        listing = context.listing
+        if not listing.compatible or context.name.compatible:
+            return None
+        fits = _fits_others_beside_ours(context)
+        if fits:
+            # 불스원 … 바디커버 SUV 대형 팰리세이드 모하비 호환: the product named in full, maker and all, then what it
+            # fits (a car cover's cars, a filter's machines), as much as a part made for those. Never sure.
+            return Doubt(f"the product named in full, then what it fits ({fits} {listing.compatible})")
+        return Reject(f"a compatible item ({listing.compatible}), not the product itself")
+
+
+class MadeForMark(Rule):
+    """An item made for the product (전용, 교체용, "에어팟용") is not the product, unless the product is itself a
+    part, the mark says what the product is for, or the price says it is the product."""
+
+    name = "made-for mark"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         made_for = [word for word in listing.made_for if word not in name.made_for and not _platform_of(word, context)]
-        if made_for and not name.accessory_kinds and _only_after_a_plus(made_for, context):
+        if not made_for or name.accessory_kinds:
+            return None
+        if _only_after_a_plus(made_for, context):
             return Doubt(f"{made_for[0]} after a plus that follows the product: a part included with it, or a set")
-        if made_for and not name.accessory_kinds:
-            stems = [word for word in made_for if word.endswith("용") and word not in MADE_FOR_MARKS]
-            if len(stems) == len(made_for) and not _sells_something_else(context, stems):
-                # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
-                return Caution(f"{made_for[0]}: said of the product itself")
-            if _names_a_kit(name) and _priced_as_the_product(context):
-                # 용기 + 리필 5포 for a starter kit, priced as the kit: what is in it. Never sure.
-                return Caution(f"{made_for[0]} named, but the product is a kit and priced as it")
-            if _priced_as_a_product(context) and not listing.accessory_kinds:
-                # "아기옷 속옷 전용" on a washing machine priced as the machine: what it is for, not a part made for
-                # it (a part costs far less). Never sure.
-                return Doubt(f"{made_for[0]} named, but priced as the product and naming no part")
-            return Reject(f"made for the product ({made_for[0]}), not the product itself")
+        stems = [word for word in made_for if word.endswith("용") and word not in MADE_FOR_MARKS]
+        if len(stems) == len(made_for) and not _sells_something_else(context, stems):
+            # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
+            return Caution(f"{made_for[0]}: said of the product itself")
+        if _names_a_kit(name) and _priced_as_the_product(context):
+            # 용기 + 리필 5포 for a starter kit, priced as the kit: what is in it. Never sure.
+            return Caution(f"{made_for[0]} named, but the product is a kit and priced as it")
+        if _priced_as_a_product(context) and not listing.accessory_kinds:
+            # "아기옷 속옷 전용" on a washing machine priced as the machine: what it is for, not a part made for it
+            # (a part costs far less). Never sure.
+            return Doubt(f"{made_for[0]} named, but priced as the product and naming no part")
+        return Reject(f"made for the product ({made_for[0]}), not the product itself")
+
+
+class NotOurKindOfPart(Rule):
+    """The product is a part (칫솔모, 필터, 호스): a listing naming none of its part words may be a device sold in
+    its place, unless our exact code names the part itself."""
+
+    name = "not our kind of part"
+
+    def check(self, context: Context) -> Finding:
+        name, listing = context.name, context.listing
         if (
             name.accessory_kinds
             and not set(name.accessory_kinds) & set(listing.accessory_kinds)
@@ -397,6 +428,16 @@ class MadeFor(Rule):
             # only by its code; a device sold in its place is a Doubt the LLM settles.
             return Doubt(f"not a {kind} ({name.accessory_kinds[kind]}) like the product")
         return None
+
+
+class MadeFor(RuleOfParts):
+    """An accessory, part or consumable (케이스, 필름, 이어팁 …), a compatible item (호환) or one made for the
+    product (전용, 교체용, "에어팟용") is not the product, unless the product is itself such an item. One rule of
+    several parts, each one idea, run in order: the first that finds anything speaks for them all.
+    Words: vocabulary/accessories.py."""
+
+    name = "made-for, accessory and consumable"
+    parts: tuple[Rule, ...] = (AccessoryWord(), CompatibleMark(), MadeForMark(), NotOurKindOfPart())
 
 
 def _fits_others_beside_ours(context: Context) -> str | None:
