@@ -398,6 +398,10 @@ class MadeForMark(Rule):
         if len(stems) == len(made_for) and not _sells_something_else(context, stems):
             # "왼손용 골프장갑", "가솔린용" for a product that says 왼손, 가솔린: what it is for, said of itself.
             return Caution(f"{made_for[0]}: said of the product itself")
+        if _mark_inside_our_name(made_for, context):
+            # "음주측정기 전용 마우스피스" for "음주측정기 마우스피스": the product is itself a part for the device its
+            # name names first; the mark says so again. Never surely not ours.
+            return Doubt(f"{made_for[0]} between words of our own name: the part the product is, or one for it")
         if _names_a_kit(name) and _priced_as_the_product(context):
             # 용기 + 리필 5포 for a starter kit, priced as the kit: what is in it. Never sure.
             return Caution(f"{made_for[0]} named, but the product is a kit and priced as it")
@@ -438,6 +442,20 @@ class MadeFor(RuleOfParts):
 
     name = "made-for, accessory and consumable"
     parts: tuple[Rule, ...] = (AccessoryWord(), CompatibleMark(), MadeForMark(), NotOurKindOfPart())
+
+
+def _mark_inside_our_name(made_for: list[str], context: Context) -> bool:
+    """Every naming word of ours is in the title, every made-for word is a mark (전용, not a "…용" stem), and naming
+    words of ours stand before and after each: the mark sits inside our own name, between the device it names and
+    the part (음주측정기 전용 마우스피스)."""
+    if not _every_word_of_ours(context) or not set(made_for) <= set(MADE_FOR_MARKS):
+        return False
+    ours = set(context.name.words)
+    for mark in made_for:
+        before, found, after = context.listing.text.partition(mark)
+        if not found or not ours & set(before.split()) or not ours & set(after.split()):
+            return False
+    return True
 
 
 def _fits_others_beside_ours(context: Context) -> str | None:
@@ -574,12 +592,31 @@ class Bundle(Rule):
                 # 필름 + 부착키트, 청소기 + 거치대, "+ SD어댑터": a part or kit that comes with the product is listed
                 # as much as sold beside it. Never sure.
                 return Doubt(f"a plus adding a part or kit ({added}): included with the product, or a set")
+            if added != context.listing.bundle and _adds_no_product_we_know(added, context):
+                # "양면 제사병풍 8폭 축문+화조도" for the two-sided screen: the product named in full, then a plus
+                # joining words no vocabulary names as a product (its two faces, designs, a pattern's parts). A set,
+                # or what the one product shows. Never sure.
+                return Doubt(f"a plus adding {added}, which names no product the vocabulary knows")
             return Reject(f"a set with another product ({context.listing.bundle})")
         return None
 
 
 _OPTION_LIST = re.compile(r"(?:옵션|선택|option)\s*:?[^+]*/[^/]*\+|/[^/+]*\+[^/]*$|\+[^/]*/\s*\S")
 """A plus inside a list of choices split by slashes (옵션: 단품 / 본체+매트 세트)."""
+
+
+def _adds_no_product_we_know(added: str, context: Context) -> bool:
+    """The title names every naming word of ours, and what a plus adds is no kind of product, accessory or brand the
+    vocabulary knows, nor a word with a digit (a count or a model)."""
+    phrase = _added_phrase(added, context.listing)
+    words = phrase.split()
+    return (
+        _every_word_of_ours(context)
+        and bool(words)
+        and not any(char.isdigit() for char in phrase)
+        and not any(kind_groups_of(word) or brand_groups_of([word], word) for word in words)
+        and not read_title(phrase).accessory_kinds
+    )
 
 
 def _one_of_the_options(listing: Title) -> bool:
@@ -834,7 +871,7 @@ class OtherSize(Rule):
             offered = listing.sizes.get(dimension)
             if offered and not offered & values:
                 if dimension == "dimension" and _at_another_scale(offered, values):
-                    # 120x60cm for 1200x600: the same size in centimetres and in millimetres. Never sure.
+                    # 120x60cm for 1200x600, 400x500cm for 4x5m: the same size in another metric unit. Never sure.
                     return Caution(f"size {'/'.join(sorted(offered))} for {'/'.join(sorted(values))}, in another unit")
                 return Reject(f"different {dimension} size: {'/'.join(sorted(offered))} instead of {'/'.join(values)}")
             if offered and offered - values:
@@ -1053,11 +1090,31 @@ class PackCount(Rule):
                 # 20T x 2개 + 10T for 50개입: packs multiplied, then more added; read as one product of every count,
                 # a sum is misread. Never sure.
                 return Doubt(f"a count of {listing.pack_count} read from packs multiplied and added")
+            unread = _our_count_beside_an_unread_word(name.pack_count, listing.text)
+            if unread:
+                # "12 picks" for 12개: our count, with a counter no vocabulary reads (the product's own noun). Never
+                # surely another count.
+                return Doubt(f"our count {name.pack_count} written beside {unread}, a word no counter reads")
             return Reject(f"different pack count: {listing.pack_count} instead of {name.pack_count}")
         return None
 
 
 _PLUS_AFTER_A_COUNT = re.compile(r"\d\s*[가-힣a-z]*\s*\+\s*\d")
+
+
+def _our_count_beside_an_unread_word(count: int, text: str) -> str | None:
+    """The word after our count (picks of "12 picks") when the title writes our count, not as a piece of a code
+    (HT-24), before a word that is no counter or unit the vocabulary reads; None when it does not."""
+    if count <= 1:
+        return None
+    for match in re.finditer(rf"(?<![0-9a-z./-]){count}\s*([a-z가-힣]+)", text):
+        word = match.group(1)
+        if word not in _COUNTERS_AND_UNITS and not any(word.startswith(unit) for unit in COUNT_UNITS if len(unit) > 1):
+            return word
+    return None
+
+
+_COUNTERS_AND_UNITS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS)
 """A count with a plus and another number after it (2개 + 10T): units added to the packs before."""
 _P_NUMBER = re.compile(r"(?<![0-9a-z.])(\d+)\s*/?\s*p(?![0-9a-z])")
 
@@ -1648,17 +1705,25 @@ def _only_inside_our_kind(variant: str, listing: Title, product: Product) -> boo
     )
 
 
+_METRIC_STEPS = (10, 100, 1000)
+"""How far apart one length is in two metric units: mm and cm, cm and m, mm and m."""
+
+
 def _at_another_scale(offered: set[str], values: set[str]) -> bool:
-    """One of the title's dimensions is one of the product's times ten, side by side (120by60 and 1200by600)."""
+    """One of the title's dimensions is one of the product's in another metric unit, every side by the same step
+    (120by60 and 1200by600: cm and mm; 400by500 and 4by5: cm and m)."""
 
     def sides(word: str) -> list[float]:
         return [float(side) for side in word.split("by")]
 
+    def scaled(theirs: list[float], ours: list[float], step: int) -> bool:
+        return all(math.isclose(a * step, b) for a, b in zip(theirs, ours, strict=True)) or all(
+            math.isclose(b * step, a) for a, b in zip(theirs, ours, strict=True)
+        )
+
     return any(
         len(sides(theirs)) == len(sides(ours))
-        and all(
-            math.isclose(a * 10, b) or math.isclose(b * 10, a) for a, b in zip(sides(theirs), sides(ours), strict=True)
-        )
+        and any(scaled(sides(theirs), sides(ours), step) for step in _METRIC_STEPS)
         for theirs in offered
         for ours in values
     )

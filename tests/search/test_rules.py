@@ -1796,3 +1796,28 @@ def test_what_a_product_fits_its_pieces_after_a_plus_and_a_number_after_its_code
     assert is_sure is False, ruled.reason
     ruled, is_sure = verdict(plug, "한빛 HK7R 점화플러그")
     assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+
+
+def test_a_count_no_counter_reads_a_mark_inside_our_name_a_length_in_metres_and_unknown_pieces_are_never_sure():
+    # "1팩 (24 tips)" for 24개: a pack of one read, and our count beside the product's own noun, which no counter
+    # reads; 6개 stays another count.
+    tips = ProductQuery(product_code="T-1", product_name="하루펜 교체 펜촉 24개", brand="하루펜", model_code="HT-24")
+    ruled, is_sure = verdict(tips, "하루펜 교체 펜촉 HT-24 1팩 (24 tips)")
+    assert is_sure is False, ruled.reason
+    ruled, is_sure = verdict(tips, "하루펜 HT-24 교체 펜촉 6개")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    # The product is a part for a device its name names (a wick no accessory word names): 전용 between the device
+    # and the part is said of it.
+    wicks = ProductQuery(product_code="F-1", product_name="맑음 가습기 심지 2개입", brand="맑음")
+    ruled, is_sure = verdict(wicks, "맑음 가습기 전용 심지 2개입")
+    assert is_sure is False, ruled.reason
+    # 300x200cm for 3x2m: the same size in centimetres; 300x300cm is another.
+    mat = ProductQuery(product_code="M-1", product_name="든든 캠핑 그라운드시트 3x2m")
+    ruled, is_sure = verdict(mat, "든든 캠핑 그라운드시트 300x200cm")
+    assert is_sure is False, ruled.reason
+    ruled, is_sure = verdict(mat, "든든 캠핑 그라운드시트 300x300cm")
+    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
+    # A plus after the product named in full, joining words no vocabulary names as a product (two printed faces).
+    scroll = ProductQuery(product_code="S-1", product_name="양면 족자 소나무 60cm")
+    ruled, is_sure = verdict(scroll, "양면 족자 소나무 60cm 송학+매화")
+    assert is_sure is False, ruled.reason
