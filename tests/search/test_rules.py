@@ -1777,47 +1777,66 @@ def test_a_number_on_an_unread_word_a_model_number_multiplied_and_a_measure_shap
     assert is_sure is False, ruled.reason
 
 
-def test_what_a_product_fits_its_pieces_after_a_plus_and_a_number_after_its_code_are_never_sure():
-    # A seat cover named in full, then the cars it fits: a compatible mark after words none of ours is what the
-    # product fits as much as a part made for those cars. Never surely not ours.
-    seats = ProductQuery(product_code="S-1", product_name="달리미 카시트커버 5인승 블랙")
-    ruled, is_sure = verdict(seats, "달리미 카시트커버 5인승 블랙 쏘렌토 싼타페 호환")
-    assert is_sure is False, ruled.reason
-    # The compatible mark after our own word, with our maker left out: another maker's part for ours.
-    ruled, is_sure = verdict(seats, "카시트커버 5인승 블랙 달리미 호환")
-    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
-    # A product that names itself a set, listed by its pieces: a plus is not surely another product.
-    cookware = ProductQuery(product_code="P-1", product_name="산들 캠핑 코펠세트 4인용")
-    ruled, is_sure = verdict(cookware, "산들 캠핑 코펠세트 4인용 냄비+프라이팬+주전자")
-    assert is_sure is False, ruled.reason
-    # Digits written after our code and a dash (a plug's gap, an option): the code alone is not proof.
-    plug = ProductQuery(product_code="P-2", product_name="한빛 점화플러그 HK7R", model_code="HK7R")
-    ruled, is_sure = verdict(plug, "한빛 HK7R-11 점화플러그")
-    assert is_sure is False, ruled.reason
-    ruled, is_sure = verdict(plug, "한빛 HK7R 점화플러그")
-    assert (ruled.same_product, is_sure) == (True, True), ruled.reason
+SEATS = ProductQuery(product_code="S-1", product_name="달리미 카시트커버 5인승 블랙")
+PLUG = ProductQuery(product_code="P-2", product_name="한빛 점화플러그 HK7R", model_code="HK7R")
+TIPS = ProductQuery(product_code="T-1", product_name="하루펜 교체 펜촉 24개", brand="하루펜", model_code="HT-24")
+GROUND_SHEET = ProductQuery(product_code="M-1", product_name="든든 캠핑 그라운드시트 3x2m")
+NOT_SURE = None
 
 
-def test_a_count_no_counter_reads_a_mark_inside_our_name_a_length_in_metres_and_unknown_pieces_are_never_sure():
-    # "1팩 (24 tips)" for 24개: a pack of one read, and our count beside the product's own noun, which no counter
-    # reads; 6개 stays another count.
-    tips = ProductQuery(product_code="T-1", product_name="하루펜 교체 펜촉 24개", brand="하루펜", model_code="HT-24")
-    ruled, is_sure = verdict(tips, "하루펜 교체 펜촉 HT-24 1팩 (24 tips)")
-    assert is_sure is False, ruled.reason
-    ruled, is_sure = verdict(tips, "하루펜 HT-24 교체 펜촉 6개")
-    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
-    # The product is a part for a device its name names (a wick no accessory word names): 전용 between the device
-    # and the part is said of it.
-    wicks = ProductQuery(product_code="F-1", product_name="맑음 가습기 심지 2개입", brand="맑음")
-    ruled, is_sure = verdict(wicks, "맑음 가습기 전용 심지 2개입")
-    assert is_sure is False, ruled.reason
-    # 300x200cm for 3x2m: the same size in centimetres; 300x300cm is another.
-    mat = ProductQuery(product_code="M-1", product_name="든든 캠핑 그라운드시트 3x2m")
-    ruled, is_sure = verdict(mat, "든든 캠핑 그라운드시트 300x200cm")
-    assert is_sure is False, ruled.reason
-    ruled, is_sure = verdict(mat, "든든 캠핑 그라운드시트 300x300cm")
-    assert (ruled.same_product, is_sure) == (False, True), ruled.reason
-    # A plus after the product named in full, joining words no vocabulary names as a product (two printed faces).
-    scroll = ProductQuery(product_code="S-1", product_name="양면 족자 소나무 60cm")
-    ruled, is_sure = verdict(scroll, "양면 족자 소나무 60cm 송학+매화")
-    assert is_sure is False, ruled.reason
+@pytest.mark.parametrize(
+    ("product", "title", "expected"),
+    [
+        # A seat cover named in full, then the cars it fits: what the product fits, as much as a part for those cars.
+        (SEATS, "달리미 카시트커버 5인승 블랙 쏘렌토 싼타페 호환", NOT_SURE),
+        # The compatible mark after our own word, with our maker left out: another maker's part for ours.
+        (SEATS, "카시트커버 5인승 블랙 달리미 호환", (False, True)),
+        # A product that names itself a set, listed by its pieces: a plus is not surely another product.
+        (
+            ProductQuery(product_code="P-1", product_name="산들 캠핑 코펠세트 4인용"),
+            "산들 캠핑 코펠세트 4인용 냄비+프라이팬+주전자",
+            NOT_SURE,
+        ),
+        # Digits after our code and a dash (a plug's gap, an option): the code alone is not proof.
+        (PLUG, "한빛 HK7R-11 점화플러그", NOT_SURE),
+        (PLUG, "한빛 HK7R 점화플러그", (True, True)),
+        # A pack of one read, and our count before the product's own noun, which no counter reads.
+        (TIPS, "하루펜 교체 펜촉 HT-24 1팩 (24 tips)", NOT_SURE),
+        (TIPS, "하루펜 HT-24 교체 펜촉 6개", (False, True)),
+        # The product is a part for a device its name names (a wick no accessory word names): 전용 between the
+        # device and the part is said of it.
+        (
+            ProductQuery(product_code="F-1", product_name="맑음 가습기 심지 2개입", brand="맑음"),
+            "맑음 가습기 전용 심지 2개입",
+            NOT_SURE,
+        ),
+        # 300x200cm for 3x2m: the same size in centimetres; 300x300cm is another.
+        (GROUND_SHEET, "든든 캠핑 그라운드시트 300x200cm", NOT_SURE),
+        (GROUND_SHEET, "든든 캠핑 그라운드시트 300x300cm", (False, True)),
+        # A plus after the product named in full, joining words no vocabulary names as a product (two faces).
+        (
+            ProductQuery(product_code="S-2", product_name="양면 족자 소나무 60cm"),
+            "양면 족자 소나무 60cm 송학+매화",
+            NOT_SURE,
+        ),
+    ],
+    ids=[
+        "fits-other-cars",
+        "compatible-part-for-ours",
+        "set-listed-by-pieces",
+        "digits-after-code",
+        "code-exact",
+        "count-before-unread-noun",
+        "other-count",
+        "mark-inside-our-name",
+        "centimetres-for-metres",
+        "other-size",
+        "unknown-pieces-after-plus",
+    ],
+)
+def test_what_a_product_fits_its_pieces_counts_and_units_no_rule_reads_are_never_sure(product, title, expected):
+    ruled, is_sure = verdict(product, title)
+    if expected is NOT_SURE:
+        assert is_sure is False, ruled.reason
+    else:
+        assert (ruled.same_product, is_sure) == expected, ruled.reason
