@@ -1418,23 +1418,19 @@ def _own_kind_groups(product: Product) -> set[str]:
     return groups
 
 
-class ExtraWords(Rule):
-    """What a listing says beyond the product is evidence, never noise (SPEC §4 step 3). A word the product does
-    not have and that is no known harmless mark (seller tags, shipping, 정품/국내정발, notices, plain descriptors,
-    the product's own kind words: vocabulary/harmless.py, vocabulary/categories.py) is a Caution: a "same"
-    verdict is not sure with it. It is a Doubt when it is likely to name another product: glued to a word of the
-    product's name (김치왕교자 for 왕교자), a kind word of another group (궁중팬 for 프라이팬), or any naming word
-    where the product is sold by weight or volume (a flavour, scent or line no list names: 초코파이 쿠키앤크림)."""
+class OtherKindWord(Rule):
+    """A kind word of another group than the product's (궁중팬 for 프라이팬): likely another product."""
 
-    name = "unexplained extra words"
+    name = "another kind of product"
 
     def check(self, context: Context) -> Finding:
         product, listing = context.product, context.listing
+        if not product.kind_groups:
+            return None
         other_kinds = [
             word
             for position, word in enumerate(listing.words)
-            if product.kind_groups
-            and kind_groups_of(word)
+            if kind_groups_of(word)
             and not kind_groups_of(word) & product.kind_groups
             and not word_found(word, context.name)
             # 쿠션 커버 for 쿠션커버: with its neighbour it is the product's own kind word.
@@ -1443,21 +1439,37 @@ class ExtraWords(Rule):
             # 캡슐 커피머신 for a coffee machine: a kind word right before ours says which kind of ours it is.
             and not _before_our_kind(listing.words, position, product)
         ]
-        if other_kinds:
-            return Doubt(f"another kind of product: {other_kinds[0]}")
-        if not product.kind_groups and product.sold_by_measure:
-            # A drink or food named by its brand and line alone: a kind word set inside the name (아몬드브리즈
-            # 프로틴 언스위트) names another line of it.
-            words = listing.words
-            inside = [
-                word
-                for position, word in enumerate(words[1:-1], start=1)
-                if word in KIND_WORDS
-                and not word_found(word, context.name)
-                and all(naming_word_of(words[position + step], product) for step in (-1, 1))
-            ]
-            if inside:
-                return Doubt(f"a kind word inside the name: {inside[0]}")
+        return Doubt(f"another kind of product: {other_kinds[0]}") if other_kinds else None
+
+
+class KindWordInsideName(Rule):
+    """A drink or food named by its brand and line alone: a kind word set inside the name (아몬드브리즈 프로틴
+    언스위트) names another line of it."""
+
+    name = "a kind word inside the name"
+
+    def check(self, context: Context) -> Finding:
+        product, words = context.product, context.listing.words
+        if product.kind_groups or not product.sold_by_measure:
+            return None
+        inside = [
+            word
+            for position, word in enumerate(words[1:-1], start=1)
+            if word in KIND_WORDS
+            and not word_found(word, context.name)
+            and all(naming_word_of(words[position + step], product) for step in (-1, 1))
+        ]
+        return Doubt(f"a kind word inside the name: {inside[0]}") if inside else None
+
+
+class LetterBesideName(Rule):
+    """One Latin letter or a small number beside the name names a variant or a successor (Chrome Soft X, 스위치
+    2); a letter glued to a Hangul word names a type or a part (C타입, S펜) and says nothing of the model."""
+
+    name = "a letter beside the name"
+
+    def check(self, context: Context) -> Finding:
+        product, listing = context.product, context.listing
         letters = [
             word
             for position, word in enumerate(listing.words)
@@ -1467,17 +1479,21 @@ class ExtraWords(Rule):
             # S, M, L read as a size where the title is a garment's; elsewhere a variant letter (I/O MAG S).
             and not any(size_word(word) in values for values in listing.sizes.values())
             and not part_of_a_name(listing.words, position, product)
-        ]
-        letters = [
-            word
-            for word in letters
-            if beside_name(word, product, listing)
+            and beside_name(word, product, listing)
             and not re.search(rf"(?<![0-9a-z]){word}(?=[가-힣]|-?type)", listing.plain)
         ]
-        if letters:
-            # One Latin letter or a small number beside the name names a variant or a successor (Chrome Soft X,
-            # 스위치 2); a letter glued to a Hangul word names a type or a part (C타입, S펜).
-            return Doubt(f"a letter or number beside the name: {' '.join(letters[:3])}")
+        return Doubt(f"a letter or number beside the name: {' '.join(letters[:3])}") if letters else None
+
+
+class UnexplainedWords(Rule):
+    """A word the product does not have and that is no known harmless mark is a Caution; a Doubt when it is
+    likely to name another product: of our code's shape, glued to a word of the name, a naming word beside the
+    name, or any naming word where the product is sold by weight or volume."""
+
+    name = "words the product lacks"
+
+    def check(self, context: Context) -> Finding:
+        product, listing = context.product, context.listing
         extra = context.unexplained
         if not extra:
             return None
@@ -1510,6 +1526,19 @@ class ExtraWords(Rule):
             # (미네랄 for 그라파이트) no colour list holds.
             return Doubt(f"no colour of ours, and words the product lacks: {' '.join(naming[:3])}")
         return Caution(f"words the product lacks: {' '.join(extra[:3])}")
+
+
+class ExtraWords(RuleOfParts):
+    """What a listing says beyond the product is evidence, never noise (SPEC §4 step 3). A word the product does
+    not have and that is no known harmless mark (seller tags, shipping, 정품/국내정발, notices, plain descriptors,
+    the product's own kind words: vocabulary/harmless.py, vocabulary/categories.py) is a Caution: a "same"
+    verdict is not sure with it. It is a Doubt when it is likely to name another product: glued to a word of the
+    product's name (김치왕교자 for 왕교자), a kind word of another group (궁중팬 for 프라이팬), or any naming word
+    where the product is sold by weight or volume (a flavour, scent or line no list names: 초코파이 쿠키앤크림).
+    One rule of several parts, each one idea, run in order: the first that finds anything speaks for them all."""
+
+    name = "unexplained extra words"
+    parts: tuple[Rule, ...] = (OtherKindWord(), KindWordInsideName(), LetterBesideName(), UnexplainedWords())
 
 
 class ListedExtras(Rule):
