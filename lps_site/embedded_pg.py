@@ -337,6 +337,11 @@ def run(command: list[str]) -> int:
         if stop_signals:
             return 128 + stop_signals[0]
         child = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": database_url}, preexec_fn=_die_with_parent)
+        if stop_signals:
+            # A signal that came while the child was starting ran `forward` before `child` was set: pass it on now,
+            # or the launcher would wait for a child nobody told to stop.
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(stop_signals[0])
         return child.wait()
 
 
