@@ -3,6 +3,10 @@ of the labelled corpus it says exactly what judging again from the first rule sa
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+from search import rules
 from search.judge import reference_price
 from search.rules import RULES, Context, Product, judge_context, judge_priced
 from tests.search.corpus import load_pages
@@ -50,3 +54,23 @@ def test_a_listing_no_rule_read_the_price_of_keeps_its_first_verdict():
     assert not first.same  # the condition rule rejects it ...
     assert context.priced_from is None  # ... before any rule reads the price
     assert judge_priced(context, first, 1, 1_000_000) is first
+
+
+def test_no_rule_reads_a_price_but_through_page_prices():
+    # judge_priced resumes where the first pass first read a price, which it knows only from page_prices(): a rule
+    # reading context.price or context.reference_price directly would be resumed past, its price unseen.
+    tree = ast.parse(Path(rules.__file__).read_text())
+    page_prices = next(
+        node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "page_prices"
+    )
+    allowed = {id(node) for node in ast.walk(page_prices)}
+    direct = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in {"price", "reference_price"}
+        and isinstance(node.value, ast.Name)
+        and node.value.id in {"context", "self", "first"}
+        and id(node) not in allowed
+    ]
+    assert direct == [], f"search/rules.py reads a price directly at lines {direct}"
