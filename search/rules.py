@@ -123,7 +123,8 @@ PRICED_AS_PRODUCT_SHARE = 0.8
 """A listing naming an accessory word but priced at this share of the reference or more sells the product with it."""
 
 
-_COUNT_WORDS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS) | {"단", "세대"}
+_COUNTERS_AND_UNITS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS)
+_COUNT_WORDS = _COUNTERS_AND_UNITS | {"단", "세대"}
 _GIFT_SET = re.compile(r"선물세트|기획세트|세트\s*\d+\s*호|\d+\s*호\s*세트|gift\s*set")
 _SET_WORD = re.compile(r"세트|(?<![a-z])set(?![a-z])")
 """A name that calls the product a set (게양세트, 공구세트, set): its title may list the pieces with pluses."""
@@ -588,11 +589,12 @@ class Bundle(Rule):
                 # 번호키+카드키 for a door lock: two of one kind, the ways a product opens or the options it comes
                 # in (as 화이트+블루 is a colourway), as much as a set of two. Never sure.
                 return Doubt(f"a plus between two of one kind ({joined}+{added}): options of one product, or a set")
-            if added != context.listing.bundle and _a_part_of_it(_added_phrase(added, context.listing)):
+            phrase = _added_phrase(added, context.listing) if added != context.listing.bundle else None
+            if phrase is not None and _a_part_of_it(phrase):
                 # 필름 + 부착키트, 청소기 + 거치대, "+ SD어댑터": a part or kit that comes with the product is listed
                 # as much as sold beside it. Never sure.
                 return Doubt(f"a plus adding a part or kit ({added}): included with the product, or a set")
-            if added != context.listing.bundle and _adds_no_product_we_know(added, context):
+            if phrase is not None and _names_no_product_we_know(phrase, context):
                 # "양면 제사병풍 8폭 축문+화조도" for the two-sided screen: the product named in full, then a plus
                 # joining words no vocabulary names as a product (its two faces, designs, a pattern's parts). A set,
                 # or what the one product shows. Never sure.
@@ -605,17 +607,16 @@ _OPTION_LIST = re.compile(r"(?:옵션|선택|option)\s*:?[^+]*/[^/]*\+|/[^/+]*\+
 """A plus inside a list of choices split by slashes (옵션: 단품 / 본체+매트 세트)."""
 
 
-def _adds_no_product_we_know(added: str, context: Context) -> bool:
-    """The title names every naming word of ours, and what a plus adds is no kind of product, accessory or brand the
-    vocabulary knows, nor a word with a digit (a count or a model)."""
-    phrase = _added_phrase(added, context.listing)
+def _names_no_product_we_know(phrase: str, context: Context) -> bool:
+    """The title names every naming word of ours, and what a plus adds (`phrase`, which _a_part_of_it found no
+    accessory, part or kit in) is no kind of product or brand the vocabulary knows, nor a word with a digit (a count
+    or a model)."""
     words = phrase.split()
     return (
         _every_word_of_ours(context)
         and bool(words)
         and not any(char.isdigit() for char in phrase)
         and not any(kind_groups_of(word) or brand_groups_of([word], word) for word in words)
-        and not read_title(phrase).accessory_kinds
     )
 
 
@@ -1100,6 +1101,7 @@ class PackCount(Rule):
 
 
 _PLUS_AFTER_A_COUNT = re.compile(r"\d\s*[가-힣a-z]*\s*\+\s*\d")
+"""A count with a plus and another number after it (2개 + 10T): units added to the packs before."""
 
 
 def _our_count_beside_an_unread_word(count: int, text: str) -> str | None:
@@ -1114,8 +1116,6 @@ def _our_count_beside_an_unread_word(count: int, text: str) -> str | None:
     return None
 
 
-_COUNTERS_AND_UNITS = frozenset(COUNT_UNITS) | frozenset(MEASURE_UNITS)
-"""A count with a plus and another number after it (2개 + 10T): units added to the packs before."""
 _P_NUMBER = re.compile(r"(?<![0-9a-z.])(\d+)\s*/?\s*p(?![0-9a-z])")
 
 
@@ -1814,10 +1814,10 @@ def judge_context(context: Context, start: int = 0) -> RuleVerdict:
     """Run RULES in order (from `start`) over one listing: the first Reject decides; Doubts make it uncertain; a
     model code match with no Doubt or Caution is sure; a word match is "same" but never sure."""
     for position in range(start, len(RULES)):
-        state = PricedFrom(position, len(context.findings), context.code_found, context.code_exact)
+        before = (len(context.findings), context.code_found, context.code_exact)
         finding = RULES[position].check(context)
         if context.price_read and context.priced_from is None:
-            context.priced_from = state
+            context.priced_from = PricedFrom(position, *before)
         if isinstance(finding, Reject):
             return RuleVerdict(False, True, False, finding.reason)
         if finding is not None:
@@ -1863,4 +1863,7 @@ def judge_priced(first: Context, first_verdict: RuleVerdict, price: int | None, 
         code_exact=resume.code_exact,
         findings=first.findings[: resume.findings],
     )
+    if "unexplained" in vars(first):
+        # What no vocabulary explains in the title does not depend on its price: read once for both passes.
+        again.unexplained = first.unexplained
     return judge_context(again, start=resume.position)
