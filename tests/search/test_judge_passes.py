@@ -15,7 +15,8 @@ PAGES = load_pages()
 
 
 def both_second_passes(page):
-    """(resumed, from the start) verdicts of a page's candidates, and how many rules each pass ran."""
+    """The verdicts of a page's candidates resumed and judged again from the first rule, and how many rules the
+    resumed pass skipped."""
     wanted = Product.of(page.product)
     listings = [listing.as_listing(position) for position, listing in enumerate(page.candidates)]
     contexts = [Context(wanted, wanted.read(listing.title)) for listing in listings]
