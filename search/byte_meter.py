@@ -62,6 +62,14 @@ class ByteMeter:
         if url.startswith(("http://", "https://")):
             self.networked.add(event.get("requestId", ""))
 
+    def on_served_from_cache(self, event: dict) -> None:
+        """The tab took the request from its memory cache: nothing crosses the wire. Chromium still reports its
+        response with the size it had when it travelled (and its end with 0), so a take between the two would
+        bill a cached script in full."""
+        request_id = event.get("requestId", "")
+        self.networked.discard(request_id)
+        self.partial.pop(request_id, None)
+
     def on_response(self, event: dict) -> None:
         request_id = event.get("requestId", "")
         if request_id in self.networked:

@@ -125,6 +125,7 @@ class PageReader:
         network = await session.context.new_cdp_session(page)
         for event, handler in (
             ("Network.requestWillBeSent", ByteMeter.on_request),
+            ("Network.requestServedFromCache", ByteMeter.on_served_from_cache),
             ("Network.responseReceived", ByteMeter.on_response),
             ("Network.dataReceived", ByteMeter.on_data),
             ("Network.loadingFinished", ByteMeter.on_finished),

@@ -207,6 +207,19 @@ def test_a_document_read_after_its_bill_was_taken_is_not_billed_again():
     assert meter.take()[0] == 0
 
 
+def test_a_script_the_tab_takes_from_its_memory_cache_costs_nothing_whenever_the_bill_is_taken():
+    # Chromium reports a cached response with the size it had when it travelled, and its end with 0; a take that
+    # falls between the two (the page was read meanwhile) once billed a cached 33 kB script to the next page.
+    meter = ByteMeter()
+    meter.on_request({"requestId": "js", "request": {"url": "https://www.coupang.com/_next/static/chunks/main.js"}})
+    meter.on_served_from_cache({"requestId": "js"})
+    meter.on_response({"requestId": "js", "response": {"encodedDataLength": 32_842}})
+    assert meter.take()[0] == 0
+    meter.on_finished({"requestId": "js", "encodedDataLength": 0})
+    assert meter.take()[0] == 0
+    assert meter.under_way == 0
+
+
 def test_a_list_the_page_renders_after_it_loads_is_still_read(crawler, source, fake_marketplace):
     fake_marketplace.set_behaviour(QUERY, "late_list", delay_seconds=0.5)
 
