@@ -424,7 +424,19 @@ def _drop_included_accessory(match: re.Match) -> str:
 
 def _names_gift(note: str) -> bool:
     note = re.sub(_NOT_IN_THE_BOX, " ", note)  # (배터리 미포함) says what is left out, not a gift
-    return any(word in note for word in GIFT_WORDS) or note[1:].lstrip().startswith("+")
+    names_one = any(word in note for word in GIFT_WORDS) or note[1:].lstrip().startswith("+")
+    return names_one and not _condition(_beside_the_gift(note))
+
+
+def _beside_the_gift(note: str) -> str:
+    """A bracketed note's words that are not its gift: [중고 무료배송] and [택포함 미착용 중고] say the unit is
+    used beside what comes free; [테스터 증정] names the gift only (the word before 증정 or 제공 is the gift)."""
+    # Items joined by pluses before a 증정 are all given (+ 테스터 + 파우치 증정).
+    words = re.split(r"[\s/,·]+", re.sub(r"\s*\+\s*", "+", note[1:-1]))
+    given = {index - 1 for index, word in enumerate(words) if word in ("증정", "제공")}
+    return " ".join(
+        word for index, word in enumerate(words) if index not in given and not any(gift in word for gift in GIFT_WORDS)
+    )
 
 
 def _drop_bare_gift(match: re.Match) -> str:

@@ -88,13 +88,27 @@ def test_variants_lines_and_colours_are_read_from_glued_words():
         ("[박스훼손] 몽드드 물티슈", "박스훼손"),
         ("[개봉상품] ANF 사료 2kg", "개봉상품"),
         ("[테스터] 롬앤 틴트 매장 진열", "테스터"),
+        # A condition beside what comes free, in one bracket: the note is no gift.
+        ("휴대용 블렌더 BX-20 [중고 무료배송]", "중고"),
+        ("린넨 셔츠 네이비 L [택포함 미착용 중고]", "중고"),
+        ("무선 청소기 S9 (리퍼 / 사은품 제공)", "리퍼"),
     ],
 )
 def test_used_refurbished_display_and_returned_units_are_read(title, word):
     assert read_title(title).condition == word
 
 
-@pytest.mark.parametrize("title", ["미개봉 새상품 갤럭시 S24", "중고등학생 수학 문제집", "정품 박스 포장"])
+@pytest.mark.parametrize(
+    "title",
+    [
+        "미개봉 새상품 갤럭시 S24",
+        "중고등학생 수학 문제집",
+        "정품 박스 포장",
+        # A tester given free is the gift, not the unit sold.
+        "오드퍼퓸 50ml [테스터 증정]",
+        "오드퍼퓸 50ml (+ 테스터 + 파우치 증정)",
+    ],
+)
 def test_new_units_and_lookalike_words_are_not_a_condition(title):
     assert read_title(title).condition is None
 
