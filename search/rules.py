@@ -1229,11 +1229,17 @@ class Opposite(Rule):
 
     def check(self, context: Context) -> Finding:
         name, listing = context.name, context.listing
-        ours_said, theirs_said = {*name.text.split(), *name.words}, {*listing.text.split(), *listing.words}
+        ours_said, theirs_said = _said(name), _said(listing)
         for one, other in (*OPPOSITES, *((b, a) for a, b in OPPOSITES)):
             if one in ours_said and other in theirs_said and other not in name.words:
                 return Reject(f"{other} where the product is {one}")
         return None
+
+
+def _said(title: Title) -> set[str]:
+    """A title's words, and each "<word>용" (for whom or what: 성인용, 여성용) as its <word> too."""
+    words = {*title.text.split(), *title.words}
+    return words | {word[:-1] for word in words if len(word) > 2 and word.endswith("용")}
 
 
 class Origin(Rule):

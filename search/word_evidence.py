@@ -453,7 +453,8 @@ def is_naming(word: str) -> bool:
 
 
 def styled_after(listing: Title, product: Product) -> str | None:
-    """A look-alike word right after a brand or the product's own name ("다이슨 스타일", "다이슨st")."""
+    """A look-alike word right after a brand, the product's own name or its model code ("다이슨 스타일",
+    "다이슨st", "VB-100R 스타일")."""
     words = listing.words
     anchors = _BRAND_WORDS | set(product.title.core_words)
     own_pairs = set(itertools.pairwise(product.title.words))
@@ -464,7 +465,7 @@ def styled_after(listing: Title, product: Product) -> str | None:
         head_of_ours = len(before) >= 2 and any(
             ours.startswith(before) and ours != before for ours in product.title.words if not ours.isascii()
         )
-        if before in anchors or before in product.title.words or head_of_ours:
+        if before in anchors or before in product.title.words or head_of_ours or compact(before) in product.codes:
             return f"{before} {word}"
     return None
 

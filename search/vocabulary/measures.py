@@ -21,6 +21,8 @@ MEASURE_UNITS: dict[str, tuple[str, float]] = {
     "키로": ("weight", 1000),
     "킬로": ("weight", 1000),
     "킬로그램": ("weight", 1000),
+    # A tonne, as tanks, sacks and trucks are sold (물탱크 1톤 holds a tonne of water, not 500 litres).
+    "톤": ("weight", 1_000_000),
     "밀리리터": ("volume", 1),
     "미리": ("volume", 1),  # sellers' "250미리"
     "와트": ("power", 1),

@@ -501,6 +501,30 @@ RULE_CASES = [
         "different pack count: 210 instead of 420",
         id="a-promotion-s-added-count-is-counted",
     ),
+    pytest.param(
+        ProductQuery(product_code="A1", product_name="쿨맥스 러닝 양말 성인용 3켤레"),
+        "쿨맥스 러닝 양말 아동용 3켤레",
+        False,
+        True,
+        "아동 where the product is 성인",
+        id="an-opposite-made-for-someone-else-is-another-product",
+    ),
+    pytest.param(
+        ProductQuery(product_code="A2", product_name="하이드로 미스트 분무기 500ml", model_code="HM-500S"),
+        "미스트 분무기 500ml (HM-500S 스타일)",
+        False,
+        True,
+        "a look-alike or substitute (hm-500s 스타일)",
+        id="a-look-alike-mark-after-our-model-code",
+    ),
+    pytest.param(
+        ProductQuery(product_code="A3", product_name="사각 PE 약수통 300L 백색"),
+        "사각 PE 약수통 1톤 백색",
+        False,
+        False,
+        "sold by weight, the product by volume",
+        id="a-tank-sold-by-the-tonne-for-one-sold-by-the-litre",
+    ),
 ]
 
 
