@@ -259,7 +259,8 @@ def queue_metrics(*, exact_history_limit: int = EXACT_DONE_COUNT_LIMIT) -> Queue
 # --- One job by id --------------------------------------------------------------------------------------------
 # GET /v1/lps/jobs/{id} is what clients call most (they poll their jobs), and compiling its query was the largest
 # share of its CPU. So its statement is compiled by the ORM once per process, from `job_query`'s queryset with
-# stand-in values, and each read only binds the two values and builds the Job from the row as the ORM does.
+# stand-in values, and each read only binds the two values and builds the Job from the row as the ORM does. The
+# statement is prepared once per connection (lps_site/postgres_backend's prepared_cursor), not planned on each read.
 # tests/jobs/test_queue_reads.py holds what is executed to what the ORM produces for the same values.
 
 # Stand-ins the statement is compiled with: each placeholder of the compiled statement is told apart by its value.
@@ -313,7 +314,7 @@ def visible_job(job_id: uuid.UUID, *, owner_id: int | None) -> Job | None:
     read = _compiled_read(owner_scoped=owner_id is not None)
     values = {"job_id": job_id, "owner_id": owner_id}
     connection = connections["default"]
-    with connection.cursor() as cursor:
+    with connection.prepared_cursor() as cursor:
         cursor.execute(read.sql, [values[name] for name in read.parameters])
         row = cursor.fetchone()
     if row is None:

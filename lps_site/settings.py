@@ -103,6 +103,10 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # Django's PostgreSQL backend, its health check read off the socket instead of a SELECT 1 on every request.
 DATABASES["default"]["ENGINE"] = "lps_site.postgres_backend"
 DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+# The statements every API request runs (its key's admission, a job's read) prepared once per connection, not
+# planned on each run (lps_site/postgres_backend). Off behind a pooler that cannot keep a session's prepared
+# statements: PgBouncer in transaction mode before 1.21, or without max_prepared_statements.
+LPS_DATABASE_PREPARED_STATEMENTS = env.bool("LPS_DATABASE_PREPARED_STATEMENTS", default=True)
 # Parallel test runs on one server (CI, several developers) each get their own test database.
 DATABASES["default"]["TEST"] = {"NAME": "test_lps" + env.str("LPS_TEST_DB_SUFFIX", default="")}
 if env.str("DATABASE_REPLICA_URL", default=""):

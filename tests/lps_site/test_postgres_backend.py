@@ -1,5 +1,6 @@
-"""The database backend's health check (lps_site/postgres_backend): a kept connection the server closed is
-replaced before a request uses it, and a healthy one costs no round trip."""
+"""The database backend (lps_site/postgres_backend): its health check (a kept connection the server closed is
+replaced before a request uses it, and a healthy one costs no round trip), and the statements a job read runs,
+prepared once per connection unless LPS_DATABASE_PREPARED_STATEMENTS is off."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from django.core.wsgi import get_wsgi_application
 from django.db import connection
 
 from api import keys
+from jobs import queue
 from tests.addresses import database_url
+from tests.jobs.queue_jobs import new
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,3 +93,50 @@ def test_a_request_after_the_server_closed_the_kept_connection_is_answered_on_a_
 
     assert (status, body["result"]) == ("404 Not Found", 1500), body
     assert _backend_pid() != kept
+
+
+def _prepared_statements() -> list[str]:
+    """The statements this process's connection holds prepared (the protocol's, not SQL PREPARE's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements WHERE NOT from_sql ORDER BY prepare_time")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+def _a_job_of(shop: keys.IssuedKey) -> str:
+    [enqueued] = queue.enqueue_many([new(owner_id=shop.client.pk)])
+    return f"/v1/lps/jobs/{enqueued.job_id}"
+
+
+def test_a_job_read_prepares_its_key_check_and_its_read_once_and_reuses_them():
+    application = get_wsgi_application()
+    shop = keys.issue_key("shop")
+    path = _a_job_of(shop)
+    connection.close()
+
+    first = _get(application, path, shop.api_key)
+    prepared = _prepared_statements()
+    again = _get(application, path, shop.api_key)
+
+    assert first[0] == again[0] == "200 OK"
+    assert first[1]["job"] == again[1]["job"]
+    assert len(prepared) == 2, prepared
+    admission, read = prepared
+    assert "INSERT INTO api_rate_bucket" in admission
+    assert "FROM api_client" in admission
+    assert read.startswith('SELECT "job"."job_id"')
+    assert '"job"."owner_id" = $1 AND "job"."job_id" = $2' in read
+    assert _prepared_statements() == prepared
+
+
+def test_with_prepared_statements_off_a_job_read_prepares_nothing(settings):
+    settings.LPS_DATABASE_PREPARED_STATEMENTS = False
+    application = get_wsgi_application()
+    shop = keys.issue_key("shop")
+    path = _a_job_of(shop)
+    connection.close()
+
+    status, body = _get(application, path, shop.api_key)
+
+    assert (status, body["job"]["status"]) == ("200 OK", "PENDING")
+    assert _prepared_statements() == []
+    connection.close()
