@@ -9,6 +9,7 @@ from __future__ import annotations
 
 STOP_WORDS = frozenset(
     {"정품", "국내정품", "공식", "새상품", "새제품", "신상품", "최신형", "무료배송", "당일발송", "당일출고", "빠른배송"}
+    | {"신품"}  # 新品, a new unit: 새상품 in Sino-Korean
     | {"로켓배송", "특가", "본사직영", "국내", "미사용", "본체", "기본", "공식판매", "정식발매", "모델", "본품", "단품"}
     | {"세트", "기획", "기획세트", "구성"}
     # Latin particles inside names (Bleu de Chanel, Wood Sage and Sea Salt): they tell nothing apart. Not 앤: it
@@ -22,6 +23,10 @@ PLAIN_WORDS = frozenset({"무선", "유선", "블루투스", "bluetooth", "공�
 # Seller tags, shipping and genuineness marks: what the shop says about the sale, never about the product.
 SELLER_WORDS = frozenset(
     {
+        # The marketplace's option picker written into the title ("옵션: 무향 56g x 2개"): what follows is read as
+        # option text after a comma is; the mark itself says nothing. Not 풀옵션, a configuration.
+        "옵션",
+        "옵션선택",
         "국내정발",
         "정발",
         "국내발송",

@@ -525,6 +525,22 @@ RULE_CASES = [
         "sold by weight, the product by volume",
         id="a-tank-sold-by-the-tonne-for-one-sold-by-the-litre",
     ),
+    pytest.param(
+        ProductQuery(product_code="A5", product_name="메리다 자전거 반장갑 L"),
+        "메리다 자전거 반장갑 (옵션: L)",
+        True,
+        False,
+        "4 of 4 name words in the title",
+        id="the-option-picker-s-mark-says-nothing",
+    ),
+    pytest.param(
+        ProductQuery(product_code="A6", product_name="코멧 무선 전동드릴 CD-12"),
+        "코멧 무선 전동드릴 CD-12 신품",
+        True,
+        False,
+        "4 of 4 name words in the title",
+        id="a-word-saying-the-unit-is-new-says-nothing-against-it",
+    ),
 ]
 
 
