@@ -1239,7 +1239,7 @@ class Opposite(Rule):
 def _said(title: Title) -> set[str]:
     """A title's words, and each "<word>용" (for whom or what: 성인용, 여성용) as its <word> too."""
     words = {*title.text.split(), *title.words}
-    return words | {word[:-1] for word in words if len(word) > 2 and word.endswith("용")}
+    return words | {word.removesuffix("용") for word in words if len(word) > 2}
 
 
 class Origin(Rule):
