@@ -10,7 +10,11 @@ from a search's judged listings (its rounds' verdicts, as the result stores them
   lowest, or any on a not_found), and one the model accepted below it that is the reported lowest itself (a
   dearer accepted one cannot change the answer);
 - the reported lowest itself when the rules accepted it on its words and were not sure of it (no model was
-  asked): the answer is only as good as a reading a person should confirm.
+  asked): the answer is only as good as a reading a person should confirm;
+- when the reported lowest is itself an item, the listing the answer falls back to if a person turns it down:
+  the cheapest dearer one nothing turned down (accepted, or undecided). A doubted lowest is most often a
+  look-alike the rules leaned towards (another version, a sibling size), and the listing a shop should price
+  from is then the dearer one: a person judges the two side by side, and the fallback is never hidden.
 
 A listing a correction settled (source "correction") is never an item: a person has said. The items are the
 `limit` cheapest, cheapest first (the cheapest doubted listing is the one that would move the answer most); a
@@ -40,6 +44,7 @@ def items(
 ) -> list[dict]:
     """The review items of a search whose judged listings are `verdicts` and whose answer is `lowest_price`
     (None: not_found): [{"marketplace", "product_id"?, "title", "price", "url", "reason"}], cheapest first."""
+    verdicts = list(verdicts)
     found: dict[tuple, dict] = {}
     doubted = []
     confirmed = False  # a listing at the reported price that someone or something is sure of
@@ -52,21 +57,60 @@ def items(
             confirmed = confirmed or bool(verdict.get("same_product") and price == lowest_price)
         else:
             doubted.append((verdict, price, reason))
+    lowest_doubted = False
     for verdict, price, reason in doubted:
         if confirmed and verdict.get("same_product") and price == lowest_price:
             continue  # another listing at the same price settles the answer
-        item = {key: verdict[key] for key in ITEM_KEYS if verdict.get(key) not in (None, "")}
-        item.setdefault("marketplace", "coupang")
-        item["reason"] = reason
-        key = (item["marketplace"], item.get("product_id") or item.get("url") or item.get("title"))
-        found.setdefault(key, item)
+        lowest_doubted = lowest_doubted or (bool(verdict.get("same_product")) and price == lowest_price)
+        _add(found, _item(verdict, reason))
+    if lowest_doubted and (fallback := _fallback(verdicts, lowest_price, low_confidence)):
+        _add(found, _item(*fallback))
     listed = sorted(found.values(), key=lambda item: item["price"])
     kept = listed[: max(limit, 0)]
     reported = [item for item in listed if item["price"] == lowest_price]
     if reported and kept and reported[0] not in kept:
-        # The reported lowest is the dearest item; cut by the limit, it would leave the answer itself unflagged.
+        # Cut by the limit, the reported lowest would leave the answer itself unflagged: it takes the last place
+        # (a cheaper doubted listing could change the answer; the fallback only says what it would become).
         kept[-1] = reported[0]
-    return kept
+    return sorted(kept, key=lambda item: item["price"])
+
+
+def _add(found: dict[tuple, dict], item: dict) -> None:
+    """Keep `item` unless its listing (judged in several rounds) is already listed."""
+    found.setdefault((item["marketplace"], item.get("product_id") or item.get("url") or item.get("title")), item)
+
+
+def _item(verdict: Mapping, reason: str) -> dict:
+    item = {key: verdict[key] for key in ITEM_KEYS if verdict.get(key) not in (None, "")}
+    item.setdefault("marketplace", "coupang")
+    item["reason"] = reason
+    return item
+
+
+def _fallback(verdicts: Iterable[Mapping], lowest_price: int, low_confidence: float) -> tuple[Mapping, str] | None:
+    """The listing a doubted lowest falls back to if a person turns it down: the cheapest dearer one that nothing
+    turned down (a sure no, a model's confident no, a correction's no are passed over), accepted or not."""
+    dearer = sorted(
+        (verdict for verdict in verdicts if isinstance(verdict.get("price"), int) and verdict["price"] > lowest_price),
+        key=lambda verdict: verdict["price"],
+    )
+    for verdict in dearer:
+        reason = str(verdict.get("reason") or "").removeprefix("uncertain: ")
+        if verdict.get("same_product"):
+            return verdict, f"the answer if the reported lowest is turned down: {reason}"
+        if _unsettled(verdict, low_confidence):
+            said = "the next listing that could be the product if the reported lowest is turned down"
+            return verdict, f"{said}: {reason}"
+    return None
+
+
+def _unsettled(verdict: Mapping, low_confidence: float) -> bool:
+    """A verdict of no that nothing is sure of: the rules could not decide, or the model said no on a guess."""
+    if verdict.get("source") == "correction":
+        return False
+    if verdict.get("source") == "llm":
+        return float(verdict.get("confidence") or 0.0) < low_confidence
+    return bool(verdict.get("uncertain"))
 
 
 def of_rounds(rounds: Iterable[Mapping], lowest_price: int | None) -> list[dict]:

@@ -33,9 +33,10 @@ def marketplace(fake_coupang):
     handler.close_shared_crawler()
 
 
-def searched(client_id: int, code: str = "WH-5") -> str:
+def searched(client_id: int, code: str = "WH-5", **product) -> str:
     """A SEARCH job of `client_id` run by the real handler and completed through the queue: its job id."""
-    payload = {"product_code": code, "product_name": HEADPHONES, "model_code": "WH-1000XM5", "client_id": client_id}
+    product = product or {"product_name": HEADPHONES, "model_code": "WH-1000XM5"}
+    payload = {"product_code": code, **product, "client_id": client_id}
     queue.enqueue(queue.NewJob(JobType.SEARCH, payload, dedupe_key=f"search:{client_id}:{code}", owner_id=client_id))
     (job,) = queue.claim("test-worker", job_types=[JobType.SEARCH])
     result = handler.run_search(job, JobContext(worker_id="test-worker", deadline=time.monotonic() + 120))
@@ -116,6 +117,31 @@ def test_a_confirm_that_lowers_the_answer_closes_the_items_no_longer_cheaper_tha
     dearer.refresh_from_db()
     assert (dearer.closed_at is not None, dearer.closed_by) == (True, None)
     assert "closed: the answer changed" in admin_client.get(reverse(QUEUE), {"state": "closed"}).content.decode()
+
+
+def test_a_lowest_accepted_on_its_words_comes_with_its_fallback_and_a_reject_re_answers_the_job_at_it(
+    admin_client, marketplace
+):
+    lantern = "노을 캠핑 랜턴 블랙"  # no model code: the rules accept these titles on their words, never surely
+    marketplace.set_results(
+        lantern,
+        [
+            {"title": "노을 캠핑 랜턴 블랙", "price": 30_000, "product_id": "9001"},
+            {"title": "노을 캠핑 랜턴 블랙 [무료배송]", "price": 35_000, "product_id": "9002"},
+        ],
+    )
+    job_id = searched(keys.issue_key("shop").client.pk, code="LANTERN", product_name=lantern)
+    doubted, fallback = ReviewItem.objects.order_by("price")
+    assert (doubted.price, fallback.price) == (30_000, 35_000)
+    assert fallback.reason.startswith("the answer if the reported lowest is turned down")
+
+    settle(admin_client, doubted, "false")
+
+    result = Job.objects.get(job_id=job_id).result
+    assert result["lowest"]["price"] == 35_000
+    assert [item["price"] for item in result["review"]] == [35_000]  # the new answer, still a reading to confirm
+    doubted.refresh_from_db(), fallback.refresh_from_db()
+    assert (doubted.closed_at is not None, fallback.closed_at) == (True, None)
 
 
 def test_a_shop_settles_its_own_item_through_the_corrections_api(client, marketplace):

@@ -55,16 +55,46 @@ def test_on_a_not_found_every_unsettled_listing_is_listed_cheapest_first_and_cap
 def test_a_lowest_the_rules_accepted_on_its_words_alone_is_listed_and_one_they_are_sure_of_is_not():
     words_only = judged(200, same=True, confidence=0.8, reason="3 of 3 name words in the title")
 
-    (item,) = review.items([words_only, judged(300, same=True)], 200)
+    item, fallback = review.items([words_only, judged(300, same=True)], 200)
     assert (item["price"], item["reason"]) == (
         200,
         "the rules accepted it on its words, not sure: 3 of 3 name words in the title",
     )
+    assert fallback["price"] == 300  # what the answer becomes if it is turned down
     # Another listing at the same price the rules are sure of settles the answer; a sure lowest needs no one.
     assert review.items([words_only, judged(200, same=True)], 200) == []
     assert review.items([judged(200, same=True)], 200) == []
     # A dearer words-only match cannot change the answer.
     assert review.items([judged(100, same=True), judged(150, same=True, confidence=0.8)], 100) == []
+
+
+def test_a_doubted_lowest_brings_the_listing_the_answer_falls_back_to_and_a_sure_lowest_does_not():
+    words_only = judged(200, same=True, confidence=0.8)
+    verdicts = [
+        words_only,
+        judged(250, reason="another size: L for M"),  # the rules are sure it is not: passed over
+        judged(260, source="llm", confidence=0.9),  # the model is sure it is not: passed over
+        judged(270, confidence=0.5, uncertain=True, reason="uncertain: a word beside the name: 워크"),
+        judged(300, same=True),
+    ]
+
+    listed = review.items(verdicts, 200)
+
+    assert [(item["price"], item["reason"]) for item in listed] == [
+        (200, "the rules accepted it on its words, not sure: why"),
+        (270, "the next listing that could be the product if the reported lowest is turned down: "
+              "a word beside the name: 워크"),
+    ]  # fmt: skip
+    # The next one accepted, when nothing undecided lies between.
+    assert [item["price"] for item in review.items([words_only, judged(300, same=True, confidence=0.8)], 200)] == [
+        200,
+        300,
+    ]
+    assert review.items([words_only, judged(300, same=True, confidence=0.8)], 200)[1]["reason"].startswith(
+        "the answer if the reported lowest is turned down"
+    )
+    # A lowest nobody doubts needs no fallback.
+    assert review.items([judged(200, same=True), judged(270, confidence=0.5, uncertain=True)], 200) == []
 
 
 def test_the_limit_never_cuts_the_reported_lowest_itself():
@@ -79,7 +109,8 @@ def test_a_model_s_low_confidence_no_below_the_lowest_and_its_low_confidence_yes
         judged(100, source="llm", same=True, confidence=0.6),  # the lowest, accepted on a guess
         judged(90, source="llm", confidence=0.55),  # cheaper, turned down on a guess
         judged(80, source="llm", confidence=0.9),  # cheaper, turned down with confidence
-        judged(120, source="llm", same=True, confidence=0.5),  # dearer: cannot change the answer
+        judged(120, source="llm", same=True, confidence=0.5),  # dearer: the answer if the guess is turned down
+        judged(130, source="llm", same=True, confidence=0.5),  # dearer still: cannot change the answer
     ]
 
     listed = review.items(verdicts, 100, low_confidence=0.7)
@@ -87,6 +118,7 @@ def test_a_model_s_low_confidence_no_below_the_lowest_and_its_low_confidence_yes
     assert [(item["price"], item["reason"]) for item in listed] == [
         (90, "the model turned it down with low confidence (0.55): why"),
         (100, "the model accepted it with low confidence (0.60): why"),
+        (120, "the answer if the reported lowest is turned down: why"),
     ]
 
 
