@@ -38,10 +38,11 @@ How it works:
   from the tab, and again as its DOM changes, for up to LATE_RENDER_LIMIT_SECONDS, so a list rendered by the
   page's script is still read; search/block_detection.py says whether what was read is results, a block or
   an error.
-- Images, media and fonts never leave the browser (proxy bytes are billed): Blink does not load images
-  (`--blink-settings=imagesEnabled=false`) and Chromium refuses image, font and media URLs itself (CDP
-  `Network.setBlockedURLs`, by extension). Neither costs a round trip to Python per request, as a Playwright
-  route would (it intercepts every request: 2.0 s a page against 0.4 s on the fake marketplace). The bytes
+- Images, media and fonts never leave the browser (proxy bytes are billed): Blink does not ask for images
+  (`--blink-settings=imagesEnabled=false`) and Chromium refuses font, media and favicon URLs itself (CDP
+  `Network.setBlockedURLs`, by extension; never an image's, which it would request first and then refuse, two
+  network events each). Neither costs a round trip to Python per request, as a Playwright route would (it
+  intercepts every request: 2.0 s a page against 0.4 s on the fake marketplace). The bytes
   that did travel are counted per page from Chromium's network events (encodedDataLength: headers and
   bodies as received; search/byte_meter.py).
 - On a block or an error the page's HTML and a screenshot are kept under `settings.LPS_SNAPSHOT_DIR`
