@@ -465,6 +465,12 @@ def styled_after(listing: Title, product: Product) -> str | None:
         head_of_ours = len(before) >= 2 and any(
             ours.startswith(before) and ours != before for ours in product.title.words if not ours.isascii()
         )
+        if word == "type":
+            # 타입 (read as type) also names a kind of ours (늘어나는 타입, USB-C타입): a look-alike mark only after
+            # a brand or the shop's own model code (MW-100 타입, 꼭꼬핀 타입).
+            if before in _BRAND_WORDS or compact(before) == compact(product.query.model_code or ""):
+                return f"{before} {word}"
+            continue
         if before in anchors or before in product.title.words or head_of_ours or compact(before) in product.codes:
             return f"{before} {word}"
     return None

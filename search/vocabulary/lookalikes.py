@@ -12,6 +12,7 @@ LOOKALIKE_WORDS = (
     "미러급", "st제품", "oem", "odm", "replica", "dupe", "knockoff", "generic",
 )  # fmt: skip
 """A word that marks a substitute or a copy wherever it stands."""
-LOOKALIKE_AFTER_BRAND = ("스타일", "st", "타입", "느낌", "감성", "풍", "같은", "대체", "유사")
+LOOKALIKE_AFTER_BRAND = ("스타일", "st", "타입", "type", "느낌", "감성", "풍", "같은", "대체", "유사")
 """A word that marks a look-alike when it follows a brand or the product's own name ("다이슨 스타일 청소기",
-"다이슨st"): elsewhere it is an ordinary word (캐주얼 스타일)."""
+"다이슨st"): elsewhere it is an ordinary word (캐주얼 스타일). 타입 is read as "type" (vocabulary/spellings.py), and
+counts only after a brand or the shop's model code (word_evidence.styled_after)."""

@@ -518,6 +518,22 @@ RULE_CASES = [
         id="a-look-alike-mark-after-our-model-code",
     ),
     pytest.param(
+        ProductQuery(product_code="A2", product_name="하이드로 미스트 분무기 500ml", model_code="HM-500S"),
+        "미스트 분무기 500ml HM-500S 타입",
+        False,
+        True,
+        "a look-alike or substitute (hm-500s type)",
+        id="a-type-mark-after-our-model-code-read-as-type",
+    ),
+    pytest.param(
+        ProductQuery(product_code="A2", product_name="하이드로 늘어나는 미스트 분무기 500ml"),
+        "하이드로 늘어나는 타입 미스트 분무기 500ml",
+        True,
+        False,
+        "",
+        id="a-type-word-after-a-word-of-ours-names-our-kind",
+    ),
+    pytest.param(
         ProductQuery(product_code="A3", product_name="사각 PE 약수통 300L 백색"),
         "사각 PE 약수통 1톤 백색",
         False,
